@@ -1,0 +1,93 @@
+# One helper defines every library of shedlock: core, the SQL layer, each provider, scheduler.
+#
+#   shedlock_add_component(<name> SOURCES ... [PUBLIC_LINK ...] [PRIVATE_LINK ...]
+#                          [FIND_DEPENDENCIES "<find_dependency args>" ...])
+#
+# creates target shedlock_<name> with alias shedlock::<name> (the name consumers use, both with
+# add_subdirectory and with find_package), public headers in <dir>/include, installed with its
+# own export set, and records what an installed copy must find before loading it.
+
+set_property(GLOBAL PROPERTY SHEDLOCK_COMPONENTS "")
+
+function(shedlock_warnings target)
+  if(SHEDLOCK_TOP_LEVEL)
+    target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic)
+  endif()
+endfunction()
+
+function(shedlock_add_component name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC_LINK;PRIVATE_LINK;FIND_DEPENDENCIES;REQUIRES" ${ARGN})
+  set(target shedlock_${name})
+  add_library(${target} ${ARG_SOURCES})
+  add_library(shedlock::${name} ALIAS ${target})
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${name} POSITION_INDEPENDENT_CODE ON)
+  target_compile_features(${target} PUBLIC cxx_std_20)
+  target_include_directories(${target} PUBLIC
+    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  target_link_libraries(${target} PUBLIC ${ARG_PUBLIC_LINK} PRIVATE ${ARG_PRIVATE_LINK})
+  shedlock_warnings(${target})
+
+  install(TARGETS ${target} EXPORT shedlock-${name}-targets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(EXPORT shedlock-${name}-targets NAMESPACE shedlock::
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/shedlock)
+
+  set_property(GLOBAL APPEND PROPERTY SHEDLOCK_COMPONENTS ${name})
+  set_property(GLOBAL PROPERTY SHEDLOCK_${name}_FIND "${ARG_FIND_DEPENDENCIES}")
+  set_property(GLOBAL PROPERTY SHEDLOCK_${name}_REQUIRES "${ARG_REQUIRES}")
+endfunction()
+
+# shedlock_provider_option(<NAME> <found>): reads SHEDLOCK_PROVIDER_<NAME> (ON|OFF|AUTO) and sets
+# SHEDLOCK_WITH_<NAME> in the caller. ON without the dependency is a configure error.
+function(shedlock_provider_option name found)
+  set(SHEDLOCK_PROVIDER_${name} AUTO CACHE STRING "Build the ${name} provider: ON, OFF or AUTO")
+  set_property(CACHE SHEDLOCK_PROVIDER_${name} PROPERTY STRINGS ON OFF AUTO)
+  set(value ${SHEDLOCK_PROVIDER_${name}})
+  if(NOT value MATCHES "^(ON|OFF|AUTO)$")
+    message(FATAL_ERROR "SHEDLOCK_PROVIDER_${name}=\"${value}\" is not ON, OFF or AUTO")
+  endif()
+  if(value STREQUAL "OFF")
+    set(with OFF)
+  elseif(${found})
+    set(with ON)
+  elseif(value STREQUAL "ON")
+    message(FATAL_ERROR "SHEDLOCK_PROVIDER_${name}=ON but its client library was not found; "
+                        "install it (see scripts/install-deps.sh) or set SHEDLOCK_PROVIDER_${name}=AUTO")
+  else()
+    set(with OFF)
+  endif()
+  set(SHEDLOCK_WITH_${name} ${with} PARENT_SCOPE)
+  set_property(GLOBAL APPEND PROPERTY SHEDLOCK_PROVIDER_SUMMARY "${name}=${with}")
+endfunction()
+
+function(shedlock_install_package)
+  include(CMakePackageConfigHelpers)
+  get_property(components GLOBAL PROPERTY SHEDLOCK_COMPONENTS)
+  set(SHEDLOCK_COMPONENT_TABLE "")
+  foreach(c IN LISTS components)
+    get_property(find GLOBAL PROPERTY SHEDLOCK_${c}_FIND)
+    get_property(requires GLOBAL PROPERTY SHEDLOCK_${c}_REQUIRES)
+    string(APPEND SHEDLOCK_COMPONENT_TABLE "set(_shedlock_${c}_find \"${find}\")\n")
+    string(APPEND SHEDLOCK_COMPONENT_TABLE "set(_shedlock_${c}_requires \"${requires}\")\n")
+  endforeach()
+  set(SHEDLOCK_AVAILABLE_COMPONENTS "${components}")
+  configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/shedlockConfig.cmake.in
+    ${PROJECT_BINARY_DIR}/shedlockConfig.cmake
+    INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/shedlock)
+  write_basic_package_version_file(${PROJECT_BINARY_DIR}/shedlockConfigVersion.cmake
+    COMPATIBILITY SameMinorVersion)
+  install(FILES ${PROJECT_BINARY_DIR}/shedlockConfig.cmake ${PROJECT_BINARY_DIR}/shedlockConfigVersion.cmake
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/shedlock)
+endfunction()
+
+function(shedlock_print_summary)
+  get_property(components GLOBAL PROPERTY SHEDLOCK_COMPONENTS)
+  get_property(providers GLOBAL PROPERTY SHEDLOCK_PROVIDER_SUMMARY)
+  string(REPLACE ";" " " components "${components}")
+  string(REPLACE ";" " " providers "${providers}")
+  message(STATUS "shedlock ${PROJECT_VERSION}: components [${components}] providers [${providers}] "
+                 "tests=${SHEDLOCK_BUILD_TESTS} sanitize=[${SHEDLOCK_SANITIZE}]")
+endfunction()

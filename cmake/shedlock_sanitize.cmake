@@ -1,0 +1,15 @@
+# Sanitizer builds, selected by the SHEDLOCK_SANITIZE cache variable (see CMakePresets.json).
+# Applied to this project's directory only, never to a consumer's flags.
+if(SHEDLOCK_SANITIZE)
+  if(NOT SHEDLOCK_TOP_LEVEL)
+    message(FATAL_ERROR "SHEDLOCK_SANITIZE is for shedlock's own test builds; set it only when shedlock is the top-level project")
+  endif()
+  string(REPLACE "," ";" _shedlock_sanitizers "${SHEDLOCK_SANITIZE}")
+  foreach(_s IN LISTS _shedlock_sanitizers)
+    if(NOT _s MATCHES "^(address|undefined|thread|leak)$")
+      message(FATAL_ERROR "SHEDLOCK_SANITIZE: \"${_s}\" is not a sanitizer; use address,undefined or thread")
+    endif()
+  endforeach()
+  add_compile_options(-fsanitize=${SHEDLOCK_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${SHEDLOCK_SANITIZE})
+endif()

@@ -1,0 +1,30 @@
+#pragma once
+/// \file
+/// Assertions that code runs under a lock (ShedLock's LockAssert).
+
+#include <string>
+#include <string_view>
+
+namespace shedlock::lock_assert {
+
+/// Throws lock_state_error unless the current thread runs a task under some lock taken by a
+/// locking_task_executor. Put it at the top of a method that must never run unlocked.
+void assert_locked();
+
+/// Throws lock_state_error unless the current thread holds the lock `name`.
+void assert_locked(std::string_view name);
+
+/// True when the current thread holds the lock `name` through an executor.
+bool is_locked(std::string_view name) noexcept;
+
+/// For tests of code that calls assert_locked() outside any executor: while an instance lives,
+/// the current thread counts as holding every lock.
+class test_helper_scope {
+public:
+    test_helper_scope();
+    ~test_helper_scope();
+    test_helper_scope(const test_helper_scope&) = delete;
+    test_helper_scope& operator=(const test_helper_scope&) = delete;
+};
+
+}  // namespace shedlock::lock_assert

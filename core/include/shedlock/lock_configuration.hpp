@@ -1,0 +1,46 @@
+#pragma once
+/// \file
+/// What to lock and for how long.
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+namespace shedlock {
+
+/// Longest lock name: fits ShedLock's `name VARCHAR(64)`.
+inline constexpr std::size_t max_lock_name_length = 64;
+
+/// Throws configuration_error unless `name` is 1..64 characters without control characters.
+void validate_lock_name(std::string_view name);
+
+/// The lock policy of one acquisition. Validated at construction, so an invalid policy is
+/// reported when the configuration is built, not at the first firing.
+///
+/// - `lock_at_most_for`: the lease. The lock is released at the latest after this long even if
+///   the holder never finishes (it crashed, hung, lost its network). Must be > 0.
+/// - `lock_at_least_for`: the minimum hold. Unlock keeps the lock until
+///   `locked_at + lock_at_least_for`, so a 100 ms task does not run again on an instance whose
+///   timer fired a few ms later. 0 <= at_least <= at_most.
+class lock_configuration {
+public:
+    lock_configuration(std::string name, std::chrono::milliseconds lock_at_most_for,
+                       std::chrono::milliseconds lock_at_least_for = std::chrono::milliseconds{0});
+    /// Same, with durations as text (`PT30M`, `30s`, ...); errors name the field.
+    lock_configuration(std::string name, std::string_view lock_at_most_for,
+                       std::string_view lock_at_least_for = "PT0S");
+
+    const std::string& name() const noexcept { return name_; }
+    std::chrono::milliseconds lock_at_most_for() const noexcept { return at_most_; }
+    std::chrono::milliseconds lock_at_least_for() const noexcept { return at_least_; }
+
+    /// A copy with another name (for lock-name templates rendered per firing).
+    lock_configuration with_name(std::string name) const;
+
+private:
+    std::string name_;
+    std::chrono::milliseconds at_most_;
+    std::chrono::milliseconds at_least_;
+};
+
+}  // namespace shedlock

@@ -1,0 +1,103 @@
+#pragma once
+/// \file
+/// The storage-neutral lock API every backend implements.
+
+#include <shedlock/lock_configuration.hpp>
+#include <shedlock/time.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shedlock {
+
+class lock_handle;
+
+/// What a backend granted to one acquisition (or extension).
+struct lease {
+    std::string name;
+    std::string owner;       ///< owner token written to `locked_by`
+    timestamp locked_at;     ///< as stored by the backend
+    timestamp lock_until;    ///< end of the lease, in the backend's time base
+    timestamp keep_until;    ///< unlock leaves the lock held until here (lock_at_least_for)
+    std::optional<std::int64_t> fencing_token;  ///< empty when the backend has no counter
+};
+
+/// One stored lock record, for inspection (`shedlock locks`).
+struct lock_record {
+    std::string name;
+    std::string locked_by;
+    timestamp locked_at;
+    timestamp lock_until;
+    std::optional<std::int64_t> fencing_token;
+};
+
+/// Receives failures that cannot be thrown (an unlock from a destructor).
+using lock_error_handler = std::function<void(const std::string& lock_name, const std::exception& e)>;
+
+/// A named lease lock on some storage.
+///
+/// `try_lock` is ONE atomic operation on the backend. It succeeds when no record exists or the
+/// record's `lock_until <= now`; it then writes a fresh owner token, `locked_at = now`,
+/// `lock_until = now + lock_at_most_for` and increments the fencing token. When the lock is live
+/// it changes nothing and returns an empty optional: contention is not an error. It never waits
+/// for the lock to become free.
+///
+/// Failure: a backend that cannot be reached or answers with an error makes `try_lock` throw
+/// `storage_error`; the lock then counts as not acquired. Invalid names never reach the backend
+/// (`configuration_error`).
+///
+/// Crash: a holder that dies keeps the lock until `lock_until`; the lease bounds the damage.
+///
+/// Lifetime: a provider must outlive every handle it returned.
+///
+/// Thread safety: all providers are safe for concurrent use from multiple threads without any
+/// external synchronization. A `lock_handle` itself is not; use one handle from one thread at a time.
+class lock_provider {
+public:
+    virtual ~lock_provider() = default;
+    lock_provider(const lock_provider&) = delete;
+    lock_provider& operator=(const lock_provider&) = delete;
+
+    /// Acquires `config.name()` for `config.lock_at_most_for()`, or returns empty when it is held.
+    [[nodiscard]] std::optional<lock_handle> try_lock(const lock_configuration& config);
+
+    /// True when acquisitions carry a fencing token (false e.g. on a plain ShedLock table).
+    virtual bool supports_fencing() const = 0;
+
+    /// Every stored lock record. Throws unsupported_operation_error where a backend cannot list.
+    virtual std::vector<lock_record> list_locks() = 0;
+
+    /// Called when an unlock from a destructor fails (default: one line on stderr).
+    void set_error_handler(lock_error_handler handler);
+
+    /// The clock used for lock times (unless the backend uses its own server clock).
+    const shedlock::clock& clock() const noexcept { return *clock_; }
+
+protected:
+    explicit lock_provider(const shedlock::clock& clock = system_clock::instance()) : clock_(&clock) {}
+
+private:
+    friend class lock_handle;
+    /// Acquire with the given owner token; empty when the lock is live.
+    virtual std::optional<lease> do_try_lock(const lock_configuration& config, const std::string& owner) = 0;
+    /// Release: `lock_until = max(now, held.keep_until)` for the record owned by `held.owner`.
+    /// A record owned by someone else is left untouched.
+    virtual void do_unlock(const lease& held) = 0;
+    /// If still owner and `lock_until > now`: `lock_until = now + at_most`. Empty otherwise.
+    virtual std::optional<lease> do_extend(const lease& held, std::chrono::milliseconds at_most,
+                                           std::chrono::milliseconds at_least) = 0;
+
+    void report_error(const std::string& name, const std::exception& e) noexcept;
+
+    const shedlock::clock* clock_;
+    lock_error_handler error_handler_;
+};
+
+}  // namespace shedlock
+
+#include <shedlock/lock_handle.hpp>

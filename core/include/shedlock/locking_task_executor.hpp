@@ -1,0 +1,73 @@
+#pragma once
+/// \file
+/// Runs a task only when its lock was acquired.
+
+#include <shedlock/lock_provider.hpp>
+#include <shedlock/task_context.hpp>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace shedlock {
+
+/// How one execution ended.
+enum class run_outcome {
+    succeeded,        ///< the task ran and returned
+    failed,           ///< the task threw; message kept
+    skipped_locked,   ///< another instance held the lock (normal)
+    skipped_running,  ///< still running locally (set by the scheduler)
+    lock_error,       ///< the backend was unavailable; the task did not run
+};
+
+/// "succeeded", "failed", "skipped_locked", "skipped_running", "lock_error".
+const char* to_string(run_outcome outcome) noexcept;
+/// Inverse of to_string; throws configuration_error on an unknown word.
+run_outcome parse_run_outcome(const std::string& text);
+
+/// The result of one execute() call.
+struct execution_result {
+    run_outcome outcome = run_outcome::succeeded;
+    std::string message;                        ///< exception text, or why it was skipped
+    std::optional<std::int64_t> fencing_token;  ///< of the acquisition, when it ran
+    bool lock_lost = false;                     ///< a keep-alive extension failed
+    std::map<std::string, std::int64_t> counters;
+};
+
+/// Options of one execution.
+struct execute_options {
+    /// Extend the lease every lock_at_most_for / 2 while the task runs.
+    bool keep_alive = false;
+    timestamp scheduled_at{};
+};
+
+using locked_task = std::function<void(task_context&)>;
+
+/// `execute(task, config)`: try_lock; if not acquired -> skipped_locked; else run the task with a
+/// task_context, keep the lease alive if asked, and unlock after the task returned.
+///
+/// The lock is released only after the task body returned, so a task that commits its own
+/// transaction before returning never has its lock released before the work is durable. Do not
+/// hand work to another thread and return early: the lock would be released under it.
+///
+/// Re-entrancy: when the current thread already holds `config.name()` through an executor, the
+/// task runs directly without locking again.
+///
+/// Thread safety: safe for concurrent use; each execute() is independent.
+class locking_task_executor {
+public:
+    explicit locking_task_executor(lock_provider& provider) : provider_(&provider) {}
+
+    execution_result execute(const locked_task& task, const lock_configuration& config,
+                             const execute_options& options = {});
+
+private:
+    execution_result run_locked(const locked_task& task, lock_handle handle,
+                                const lock_configuration& config, const execute_options& options);
+
+    lock_provider* provider_;
+};
+
+}  // namespace shedlock

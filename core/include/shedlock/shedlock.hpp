@@ -1,0 +1,13 @@
+#pragma once
+/// \file
+/// Everything of the core in one include.
+
+#include <shedlock/duration.hpp>
+#include <shedlock/error.hpp>
+#include <shedlock/lock_assert.hpp>
+#include <shedlock/lock_configuration.hpp>
+#include <shedlock/lock_provider.hpp>
+#include <shedlock/locking_task_executor.hpp>
+#include <shedlock/owner_token.hpp>
+#include <shedlock/task_context.hpp>
+#include <shedlock/time.hpp>

@@ -1,0 +1,50 @@
+#pragma once
+/// \file
+/// Time types and the injectable clock.
+
+#include <atomic>
+#include <chrono>
+#include <string>
+
+namespace shedlock {
+
+/// Stored lock times: UTC wall clock, millisecond precision (what TIMESTAMP(3) holds).
+using timestamp = std::chrono::sys_time<std::chrono::milliseconds>;
+
+/// The source of "now" for lock times. Implementations are safe for concurrent use.
+class clock {
+public:
+    virtual ~clock() = default;
+    /// Current UTC time, truncated to milliseconds.
+    virtual timestamp now() const = 0;
+};
+
+/// The host's `std::chrono::system_clock`.
+class system_clock final : public clock {
+public:
+    timestamp now() const override;
+    /// A process-wide instance (providers default to it).
+    static const system_clock& instance();
+};
+
+/// A clock that only moves when told to; for tests that must not sleep.
+class manual_clock final : public clock {
+public:
+    explicit manual_clock(timestamp start = timestamp{std::chrono::milliseconds{1'700'000'000'000}})
+        : now_(start.time_since_epoch().count()) {}
+    timestamp now() const override { return timestamp{std::chrono::milliseconds{now_.load()}}; }
+    void set(timestamp t) { now_.store(t.time_since_epoch().count()); }
+    void advance(std::chrono::milliseconds d) { now_.fetch_add(d.count()); }
+
+private:
+    std::atomic<std::int64_t> now_;
+};
+
+/// "2024-06-01 02:00:00.123" (UTC) — the text form every SQL dialect stores and compares.
+std::string format_timestamp(timestamp t);
+
+/// Inverse of format_timestamp; also accepts 'T' as separator and a missing fraction.
+/// Throws storage_error(invalid_data) when the text is not such a timestamp.
+timestamp parse_timestamp(const std::string& text);
+
+}  // namespace shedlock

@@ -1,0 +1,95 @@
+#include "held_locks.hpp"
+#include "keep_alive.hpp"
+
+#include <shedlock/error.hpp>
+#include <shedlock/locking_task_executor.hpp>
+
+#include <memory>
+
+namespace shedlock {
+namespace {
+
+void run_body(const locked_task& task, task_context& context, execution_result& result) {
+    try {
+        task(context);
+        result.outcome = run_outcome::succeeded;
+    } catch (const std::exception& e) {
+        result.outcome = run_outcome::failed;
+        result.message = e.what();
+    } catch (...) {
+        result.outcome = run_outcome::failed;
+        result.message = "task threw a non-standard exception";
+    }
+}
+
+}  // namespace
+
+const char* to_string(run_outcome outcome) noexcept {
+    switch (outcome) {
+        case run_outcome::succeeded: return "succeeded";
+        case run_outcome::failed: return "failed";
+        case run_outcome::skipped_locked: return "skipped_locked";
+        case run_outcome::skipped_running: return "skipped_running";
+        case run_outcome::lock_error: return "lock_error";
+    }
+    return "failed";
+}
+
+run_outcome parse_run_outcome(const std::string& text) {
+    for (auto o : {run_outcome::succeeded, run_outcome::failed, run_outcome::skipped_locked,
+                   run_outcome::skipped_running, run_outcome::lock_error})
+        if (text == to_string(o)) return o;
+    throw configuration_error("run outcome \"" + text +
+                              "\" is unknown; use succeeded, failed, skipped_locked, skipped_running or lock_error");
+}
+
+execution_result locking_task_executor::execute(const locked_task& task, const lock_configuration& config,
+                                                const execute_options& options) {
+    if (detail::thread_really_holds(config.name())) {
+        // Re-entrant call: the outer execution holds the lock and will release it.
+        task_context context(config.name(), options.scheduled_at);
+        execution_result result;
+        run_body(task, context, result);
+        result.counters = context.counters();
+        return result;
+    }
+    std::optional<lock_handle> handle;
+    try {
+        handle = provider_->try_lock(config);
+    } catch (const storage_error& e) {
+        return execution_result{run_outcome::lock_error, e.what(), std::nullopt, false, {}};
+    }
+    if (!handle)
+        return execution_result{run_outcome::skipped_locked, "lock \"" + config.name() + "\" is held elsewhere",
+                                std::nullopt, false, {}};
+    return run_locked(task, std::move(*handle), config, options);
+}
+
+execution_result locking_task_executor::run_locked(const locked_task& task, lock_handle handle,
+                                                   const lock_configuration& config, const execute_options& options) {
+    execution_result result;
+    result.fencing_token = handle.fencing_token();
+    task_context context(config.name(), options.scheduled_at);
+    context.attach(&handle);
+    {
+        detail::held_lock_scope held(config.name());
+        std::unique_ptr<detail::keep_alive> watchdog;
+        if (options.keep_alive) watchdog = std::make_unique<detail::keep_alive>(context, config.lock_at_most_for());
+        run_body(task, context, result);
+    }  // watchdog joined: no extension can race the unlock below
+    result.lock_lost = context.lock_lost();
+    result.counters = context.counters();
+    if (auto final_handle = context.detach()) {
+        try {
+            final_handle->unlock();
+        } catch (const storage_error& e) {
+            if (!result.message.empty()) result.message += "; ";
+            result.message += std::string("unlock failed (lock expires at its lock_until): ") + e.what();
+        }
+    }
+    if (result.lock_lost && result.message.empty())
+        result.message = "lock lost: a keep-alive extension failed, another instance may have taken over";
+    return result;
+}
+
+}  // namespace shedlock

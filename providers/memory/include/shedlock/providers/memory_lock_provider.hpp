@@ -1,0 +1,34 @@
+#pragma once
+/// \file
+/// In-process lock provider: the executable reference of the lock semantics.
+
+#include <shedlock/lock_provider.hpp>
+
+#include <map>
+#include <mutex>
+
+namespace shedlock::providers {
+
+/// Holds lock records in a map guarded by a mutex. Exactly the semantics of the SQL and Redis
+/// providers, so it serves as the conformance suite's reference and as the provider for
+/// single-instance deployments and tests. Records live as long as the provider.
+///
+/// Thread safety: safe for concurrent use. It does not coordinate separate processes.
+class memory_lock_provider final : public lock_provider {
+public:
+    explicit memory_lock_provider(const shedlock::clock& clock = system_clock::instance()) : lock_provider(clock) {}
+
+    bool supports_fencing() const override { return true; }
+    std::vector<lock_record> list_locks() override;
+
+private:
+    std::optional<lease> do_try_lock(const lock_configuration& config, const std::string& owner) override;
+    void do_unlock(const lease& held) override;
+    std::optional<lease> do_extend(const lease& held, std::chrono::milliseconds at_most,
+                                   std::chrono::milliseconds at_least) override;
+
+    std::mutex mutex_;
+    std::map<std::string, lock_record, std::less<>> records_;
+};
+
+}  // namespace shedlock::providers

@@ -1,0 +1,46 @@
+#include <shedlock/providers/memory_lock_provider.hpp>
+
+namespace shedlock::providers {
+
+std::optional<lease> memory_lock_provider::do_try_lock(const lock_configuration& config, const std::string& owner) {
+    std::lock_guard guard(mutex_);
+    const timestamp now = clock().now();
+    auto [it, inserted] = records_.try_emplace(config.name(), lock_record{config.name(), "", now, now, 0});
+    lock_record& record = it->second;
+    if (!inserted && record.lock_until > now) return std::nullopt;
+    record.locked_by = owner;
+    record.locked_at = now;
+    record.lock_until = now + config.lock_at_most_for();
+    record.fencing_token = *record.fencing_token + 1;
+    return lease{config.name(), owner, now, record.lock_until, now + config.lock_at_least_for(), record.fencing_token};
+}
+
+void memory_lock_provider::do_unlock(const lease& held) {
+    std::lock_guard guard(mutex_);
+    auto it = records_.find(held.name);
+    if (it == records_.end() || it->second.locked_by != held.owner) return;
+    it->second.lock_until = std::max(clock().now(), held.keep_until);
+}
+
+std::optional<lease> memory_lock_provider::do_extend(const lease& held, std::chrono::milliseconds at_most,
+                                                     std::chrono::milliseconds at_least) {
+    std::lock_guard guard(mutex_);
+    const timestamp now = clock().now();
+    auto it = records_.find(held.name);
+    if (it == records_.end() || it->second.locked_by != held.owner || it->second.lock_until <= now)
+        return std::nullopt;
+    it->second.lock_until = now + at_most;
+    lease extended = held;
+    extended.lock_until = it->second.lock_until;
+    extended.keep_until = now + at_least;
+    return extended;
+}
+
+std::vector<lock_record> memory_lock_provider::list_locks() {
+    std::lock_guard guard(mutex_);
+    std::vector<lock_record> out;
+    for (const auto& [name, record] : records_) out.push_back(record);
+    return out;
+}
+
+}  // namespace shedlock::providers

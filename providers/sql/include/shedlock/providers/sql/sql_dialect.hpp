@@ -1,0 +1,78 @@
+#pragma once
+/// \file
+/// What differs between SQL databases: statement texts and how a result says "acquired".
+
+#include <shedlock/providers/sql/sql_connection.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shedlock::providers::sql {
+
+/// A validated table reference `[schema.]table`: letters, digits, '_' only, so it can be
+/// written into SQL text unquoted (values never are).
+class table_name {
+public:
+    /// Throws configuration_error naming the value when it is not a plain identifier.
+    explicit table_name(const std::string& qualified);
+    const std::optional<std::string>& schema() const noexcept { return schema_; }
+    const std::string& table() const noexcept { return table_; }
+    std::string qualified() const { return schema_ ? *schema_ + "." + table_ : table_; }
+
+private:
+    std::optional<std::string> schema_;
+    std::string table_;
+};
+
+/// Values a statement may bind; the dialect lists which ones, in placeholder order.
+enum class slot {
+    name,          ///< lock name
+    owner,         ///< owner token (locked_by)
+    now,           ///< client "now" as timestamp text
+    lock_until,    ///< client now + lock_at_most_for, as text
+    unlock_until,  ///< client max(now, keep_until), as text
+    at_most_ms,    ///< lock_at_most_for in ms (integer), for server-clock arithmetic
+    keep_for_ms,   ///< remaining lock_at_least_for in ms (>= 0), for server-clock arithmetic
+};
+
+/// How the acquire statement reports success.
+enum class acquire_result {
+    returning_row,  ///< one row (fencing_token, locked_at, lock_until) iff acquired
+    affected_rows,  ///< affected rows > 0 iff acquired; token in last_insert_id
+};
+
+struct statement {
+    std::string sql;
+    std::vector<slot> slots;
+};
+
+/// Which variant of a statement to build.
+struct statement_options {
+    bool fencing = true;   ///< the table has a fencing_token column
+    bool db_time = false;  ///< "now" is the database server's clock
+};
+
+/// A database's SQL. Implementations are stateless and thread-safe.
+class sql_dialect {
+public:
+    virtual ~sql_dialect() = default;
+    virtual std::string name() const = 0;
+    /// CREATE TABLE for the lock table (ShedLock columns + fencing_token).
+    virtual std::string schema_sql(const table_name& table) const = 0;
+    /// One atomic statement: insert if absent, take over if expired, else write nothing.
+    virtual statement acquire(const table_name& table, const statement_options& options) const = 0;
+    virtual acquire_result acquire_reports() const { return acquire_result::returning_row; }
+    /// Owner-checked release to unlock_until (or server now + keep_for_ms).
+    virtual statement unlock(const table_name& table, const statement_options& options) const = 0;
+    /// Owner-checked, live-only extension; reports a row (lock_until) or affected rows > 0.
+    virtual statement extend(const table_name& table, const statement_options& options) const = 0;
+    /// SELECT name, locked_by, locked_at, lock_until[, fencing_token] ... ORDER BY name.
+    virtual statement list(const table_name& table, const statement_options& options) const;
+    /// A statement that fails iff the table (or, with fencing, the fencing_token column) is missing.
+    virtual statement probe(const table_name& table, const statement_options& options) const;
+    /// The server clock as timestamp text (for clock-offset checks).
+    virtual std::string server_now_sql() const = 0;
+};
+
+}  // namespace shedlock::providers::sql

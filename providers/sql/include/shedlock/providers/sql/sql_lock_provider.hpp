@@ -1,0 +1,64 @@
+#pragma once
+/// \file
+/// The lock provider shared by every SQL database; dialects supply the statements.
+
+#include <shedlock/lock_provider.hpp>
+#include <shedlock/providers/sql/connection_pool.hpp>
+#include <shedlock/providers/sql/sql_dialect.hpp>
+
+#include <memory>
+#include <string>
+
+namespace shedlock::providers::sql {
+
+/// Options common to every SQL provider.
+struct sql_lock_options {
+    std::string table = "shedlock";          ///< `[schema.]table`, validated
+    bool use_db_time = false;                ///< "now" is the database server's clock
+    bool create_schema_if_missing = false;   ///< create the table at start-up instead of failing
+    std::size_t pool_size = 4;
+    std::chrono::milliseconds pool_wait = std::chrono::seconds{5};
+};
+
+/// A lock table in an SQL database (see ARCHITECTURE §3): one statement per operation, values
+/// always bound, times at millisecond precision in UTC.
+///
+/// Start-up: the constructor connects and checks the table. A missing table is a
+/// storage_error(missing_schema) whose message contains the DDL to run, unless
+/// `create_schema_if_missing`. A table without `fencing_token` works; supports_fencing() is
+/// then false and fencing_token() of every handle is empty.
+///
+/// Thread safety: safe for concurrent use; connections come from a pool.
+class sql_lock_provider : public lock_provider {
+public:
+    sql_lock_provider(std::unique_ptr<sql_dialect> dialect, connection_factory factory, sql_lock_options options,
+                      const shedlock::clock& clock = system_clock::instance());
+
+    bool supports_fencing() const override { return fencing_; }
+    std::vector<lock_record> list_locks() override;
+
+    /// The DDL of this provider's table in its dialect.
+    std::string schema_sql() const { return dialect_->schema_sql(table_); }
+    const sql_dialect& dialect() const noexcept { return *dialect_; }
+    const table_name& table() const noexcept { return table_; }
+    /// The database server's current time (for clock-offset checks).
+    timestamp server_now();
+
+private:
+    std::optional<lease> do_try_lock(const lock_configuration& config, const std::string& owner) override;
+    void do_unlock(const lease& held) override;
+    std::optional<lease> do_extend(const lease& held, std::chrono::milliseconds at_most,
+                                   std::chrono::milliseconds at_least) override;
+
+    void check_schema();
+    statement_options statement_options_() const { return {fencing_, options_.use_db_time}; }
+
+    std::unique_ptr<sql_dialect> dialect_;
+    sql_lock_options options_;
+    table_name table_;
+    connection_pool pool_;
+    bool fencing_ = true;
+    statement acquire_, unlock_, extend_;
+};
+
+}  // namespace shedlock::providers::sql

@@ -1,0 +1,139 @@
+#include <shedlock/error.hpp>
+#include <shedlock/providers/sql/sql_lock_provider.hpp>
+
+namespace shedlock::providers::sql {
+namespace {
+
+/// Everything a statement may bind, computed once per call.
+struct slot_values {
+    std::string name;
+    std::string owner;
+    timestamp now{};
+    timestamp lock_until{};
+    timestamp unlock_until{};
+    std::chrono::milliseconds at_most{0};
+    std::chrono::milliseconds keep_for{0};
+};
+
+std::vector<sql_param> bind(const statement& stmt, const slot_values& v) {
+    std::vector<sql_param> params;
+    params.reserve(stmt.slots.size());
+    for (slot s : stmt.slots) {
+        switch (s) {
+            case slot::name: params.emplace_back(v.name); break;
+            case slot::owner: params.emplace_back(v.owner); break;
+            case slot::now: params.emplace_back(format_timestamp(v.now)); break;
+            case slot::lock_until: params.emplace_back(format_timestamp(v.lock_until)); break;
+            case slot::unlock_until: params.emplace_back(format_timestamp(v.unlock_until)); break;
+            case slot::at_most_ms: params.emplace_back(std::int64_t{v.at_most.count()}); break;
+            case slot::keep_for_ms: params.emplace_back(std::int64_t{v.keep_for.count()}); break;
+        }
+    }
+    return params;
+}
+
+timestamp column_time(const std::vector<std::optional<std::string>>& row, std::size_t i, timestamp fallback) {
+    return i < row.size() && row[i] ? parse_timestamp(*row[i]) : fallback;
+}
+
+}  // namespace
+
+sql_lock_provider::sql_lock_provider(std::unique_ptr<sql_dialect> dialect, connection_factory factory,
+                                     sql_lock_options options, const shedlock::clock& clock)
+    : lock_provider(clock),
+      dialect_(std::move(dialect)),
+      options_(std::move(options)),
+      table_(options_.table),
+      pool_(std::move(factory), options_.pool_size, options_.pool_wait) {
+    check_schema();
+    acquire_ = dialect_->acquire(table_, statement_options_());
+    unlock_ = dialect_->unlock(table_, statement_options_());
+    extend_ = dialect_->extend(table_, statement_options_());
+}
+
+void sql_lock_provider::check_schema() {
+    auto probe = [this](bool fencing) {
+        try {
+            pool_.run([&](sql_connection& c) { return c.execute(dialect_->probe(table_, {fencing, false}).sql, {}); });
+            return true;
+        } catch (const storage_error& e) {
+            if (e.category() != storage_category::missing_schema) throw;
+            return false;
+        }
+    };
+    if (probe(true)) return;
+    if (probe(false)) {
+        fencing_ = false;  // a plain ShedLock table: locks work, tokens are unavailable
+        return;
+    }
+    if (options_.create_schema_if_missing) {
+        pool_.run([&](sql_connection& c) { return c.execute(schema_sql(), {}); });
+        return;
+    }
+    throw storage_error(storage_category::missing_schema,
+                        dialect_->name() + " lock table \"" + table_.qualified() +
+                            "\" does not exist. Create it (or run `shedlock schema apply`, or set "
+                            "create_schema_if_missing):\n" + schema_sql());
+}
+
+std::optional<lease> sql_lock_provider::do_try_lock(const lock_configuration& config, const std::string& owner) {
+    slot_values v{config.name(), owner, clock().now(), {}, {}, config.lock_at_most_for(), {}};
+    v.lock_until = v.now + config.lock_at_most_for();
+    const auto result = pool_.run([&](sql_connection& c) { return c.execute(acquire_.sql, bind(acquire_, v)); });
+    lease granted{config.name(), owner, v.now, v.lock_until, v.now + config.lock_at_least_for(), std::nullopt};
+    if (dialect_->acquire_reports() == acquire_result::affected_rows) {
+        if (result.affected_rows <= 0) return std::nullopt;
+        if (fencing_) granted.fencing_token = result.last_insert_id;
+        return granted;
+    }
+    if (result.rows.empty()) return std::nullopt;
+    const auto& row = result.rows.front();
+    granted.locked_at = column_time(row, 0, v.now);
+    granted.lock_until = column_time(row, 1, v.lock_until);
+    if (fencing_ && row.size() > 2 && row[2]) granted.fencing_token = std::stoll(*row[2]);
+    return granted;
+}
+
+void sql_lock_provider::do_unlock(const lease& held) {
+    slot_values v{held.name, held.owner, clock().now(), {}, {}, {}, {}};
+    v.unlock_until = std::max(v.now, held.keep_until);
+    v.keep_for = v.unlock_until - v.now;
+    // The unlock may commit asynchronously where the dialect allows it: if the server loses it
+    // in a crash, the lock merely stays until its lock_until.
+    pool_.run([&](sql_connection& c) { return c.execute_relaxed(unlock_.sql, bind(unlock_, v)); });
+}
+
+std::optional<lease> sql_lock_provider::do_extend(const lease& held, std::chrono::milliseconds at_most,
+                                                  std::chrono::milliseconds at_least) {
+    slot_values v{held.name, held.owner, clock().now(), {}, {}, at_most, {}};
+    v.lock_until = v.now + at_most;
+    const auto result = pool_.run([&](sql_connection& c) { return c.execute(extend_.sql, bind(extend_, v)); });
+    const bool by_rows = dialect_->acquire_reports() == acquire_result::returning_row;
+    if (by_rows ? result.rows.empty() : result.affected_rows <= 0) return std::nullopt;
+    lease extended = held;
+    extended.lock_until = by_rows ? column_time(result.rows.front(), 0, v.lock_until) : v.lock_until;
+    extended.keep_until = v.now + at_least;
+    return extended;
+}
+
+std::vector<lock_record> sql_lock_provider::list_locks() {
+    const statement stmt = dialect_->list(table_, statement_options_());
+    const auto result = pool_.run([&](sql_connection& c) { return c.execute(stmt.sql, {}); });
+    std::vector<lock_record> records;
+    for (const auto& row : result.rows) {
+        lock_record r{row.at(0).value_or(""), row.at(1).value_or(""), column_time(row, 2, {}), column_time(row, 3, {}),
+                      std::nullopt};
+        if (fencing_ && row.size() > 4 && row[4]) r.fencing_token = std::stoll(*row[4]);
+        records.push_back(std::move(r));
+    }
+    return records;
+}
+
+timestamp sql_lock_provider::server_now() {
+    const auto result = pool_.run([&](sql_connection& c) { return c.execute(dialect_->server_now_sql(), {}); });
+    if (result.rows.empty() || result.rows.front().empty() || !result.rows.front().front())
+        throw storage_error(storage_category::invalid_data, dialect_->name() + " returned no server time");
+    return parse_timestamp(*result.rows.front().front());
+}
+
+}  // namespace shedlock::providers::sql

@@ -1,0 +1,72 @@
+#include <shedlock/providers/sqlite_lock_provider.hpp>
+
+namespace shedlock::providers {
+namespace {
+
+using sql::slot;
+using sql::statement;
+using sql::statement_options;
+using sql::table_name;
+
+constexpr const char* server_now = "strftime('%Y-%m-%d %H:%M:%f', 'now')";
+
+/// SQLite's clock plus a bound number of milliseconds, exact (no floating point).
+std::string server_now_plus(int param) {
+    const std::string p = "?" + std::to_string(param);
+    return "strftime('%Y-%m-%d %H:%M:%f', 'now', printf('%+d.%03d seconds', " + p + " / 1000, " + p + " % 1000))";
+}
+
+class sqlite_dialect final : public sql::sql_dialect {
+public:
+    std::string name() const override { return "sqlite"; }
+
+    std::string schema_sql(const table_name& t) const override {
+        return "CREATE TABLE IF NOT EXISTS " + t.qualified() +
+               " (\n  name VARCHAR(64) NOT NULL PRIMARY KEY,\n  lock_until TEXT NOT NULL,\n"
+               "  locked_at TEXT NOT NULL,\n  locked_by VARCHAR(255) NOT NULL,\n"
+               "  fencing_token BIGINT NOT NULL DEFAULT 0\n);";
+    }
+
+    statement acquire(const table_name& t, const statement_options& o) const override {
+        // A live row makes the DO UPDATE's WHERE false: nothing is written, no row returned.
+        const std::string until = o.db_time ? server_now_plus(2) : "?2";
+        const std::string now = o.db_time ? server_now : "?3";
+        const std::string& tb = t.table();
+        std::string sql = "INSERT INTO " + t.qualified() + " (name, lock_until, locked_at, locked_by" +
+                          (o.fencing ? ", fencing_token" : "") + ") VALUES (?1, " + until + ", " + now + ", ?4" +
+                          (o.fencing ? ", 1" : "") +
+                          ") ON CONFLICT (name) DO UPDATE SET lock_until = excluded.lock_until, "
+                          "locked_at = excluded.locked_at, locked_by = excluded.locked_by" +
+                          (o.fencing ? ", fencing_token = " + tb + ".fencing_token + 1" : "") + " WHERE " + tb +
+                          ".lock_until <= excluded.locked_at RETURNING locked_at, lock_until" +
+                          (o.fencing ? ", fencing_token" : "");
+        return {sql, {slot::name, o.db_time ? slot::at_most_ms : slot::lock_until, slot::now, slot::owner}};
+    }
+
+    statement unlock(const table_name& t, const statement_options& o) const override {
+        if (o.db_time)
+            return {"UPDATE " + t.qualified() + " SET lock_until = " + server_now_plus(1) +
+                        " WHERE name = ?2 AND locked_by = ?3",
+                    {slot::keep_for_ms, slot::name, slot::owner}};
+        return {"UPDATE " + t.qualified() + " SET lock_until = ?1 WHERE name = ?2 AND locked_by = ?3",
+                {slot::unlock_until, slot::name, slot::owner}};
+    }
+
+    statement extend(const table_name& t, const statement_options& o) const override {
+        if (o.db_time)
+            return {"UPDATE " + t.qualified() + " SET lock_until = " + server_now_plus(1) +
+                        " WHERE name = ?2 AND locked_by = ?3 AND lock_until > " + server_now + " RETURNING lock_until",
+                    {slot::at_most_ms, slot::name, slot::owner}};
+        return {"UPDATE " + t.qualified() +
+                    " SET lock_until = ?1 WHERE name = ?2 AND locked_by = ?3 AND lock_until > ?4 RETURNING lock_until",
+                {slot::lock_until, slot::name, slot::owner, slot::now}};
+    }
+
+    std::string server_now_sql() const override { return std::string("SELECT ") + server_now; }
+};
+
+}  // namespace
+
+std::unique_ptr<sql::sql_dialect> make_sqlite_dialect() { return std::make_unique<sqlite_dialect>(); }
+
+}  // namespace shedlock::providers

@@ -1,0 +1,37 @@
+#pragma once
+// The provider conformance suite: one set of Catch2 test cases that every provider's test
+// program links (whole archive) and must pass. A provider's test program defines
+// shedlock::conformance::make_backend() and nothing else.
+
+#include <shedlock/lock_provider.hpp>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+namespace shedlock::conformance {
+
+/// One backend under test.
+class backend {
+public:
+    virtual ~backend() = default;
+    virtual std::string name() const = 0;
+    /// A provider on the shared storage, using `clock` where the backend takes a client clock.
+    /// Called again in forked child processes: it must open new connections.
+    virtual std::unique_ptr<lock_provider> make_provider(const shedlock::clock& clock) = 0;
+    /// False when lock times come from a server clock (Redis, use_db_time): the suite then
+    /// waits real (short) time instead of advancing the injected clock.
+    virtual bool honours_injected_clock() const { return true; }
+    /// False for in-process storage (memory): the multi-process case cannot apply.
+    virtual bool shared_across_processes() const { return true; }
+    /// Whether acquisitions carry fencing tokens.
+    virtual bool expects_fencing() const { return true; }
+};
+
+/// Defined by each provider's test program.
+std::unique_ptr<backend> make_backend();
+
+/// The backend of this test program (created once).
+backend& current_backend();
+
+}  // namespace shedlock::conformance

@@ -1,0 +1,108 @@
+// Conformance: acquire, refuse, independence, relock, expiry, lock_at_least_for.
+#include "suite_support.hpp"
+
+#include <shedlock/error.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace shedlock;
+using namespace shedlock::conformance;
+using std::chrono::milliseconds;
+
+TEST_CASE("conformance: acquire a free lock", "[conformance]") {
+    fixture f;
+    auto handle = f.provider().try_lock({fixture::unique_name("acquire"), f.lease(2)});
+    REQUIRE(handle);
+    CHECK(handle->active());
+    CHECK(handle->lock_until() > f.provider().clock().now() - milliseconds{60'000});
+}
+
+TEST_CASE("conformance: refuse while held", "[conformance]") {
+    fixture f;
+    const lock_configuration config{fixture::unique_name("refuse"), f.lease(2)};
+    auto first = f.provider().try_lock(config);
+    REQUIRE(first);
+    CHECK_FALSE(f.provider().try_lock(config));
+    CHECK_FALSE(f.provider().try_lock(config));  // a refused attempt changes nothing
+}
+
+TEST_CASE("conformance: independent names do not block each other", "[conformance]") {
+    fixture f;
+    auto a = f.provider().try_lock({fixture::unique_name("indep-a"), f.lease(2)});
+    auto b = f.provider().try_lock({fixture::unique_name("indep-b"), f.lease(2)});
+    CHECK(a);
+    CHECK(b);
+}
+
+TEST_CASE("conformance: relock after unlock", "[conformance]") {
+    fixture f;
+    const lock_configuration config{fixture::unique_name("relock"), f.lease(2)};
+    auto first = f.provider().try_lock(config);
+    REQUIRE(first);
+    first->unlock();
+    CHECK_FALSE(first->active());
+    auto second = f.provider().try_lock(config);
+    CHECK(second);
+}
+
+TEST_CASE("conformance: a destroyed handle releases its lock", "[conformance]") {
+    fixture f;
+    const lock_configuration config{fixture::unique_name("raii"), f.lease(2)};
+    { auto held = f.provider().try_lock(config); REQUIRE(held); }
+    CHECK(f.provider().try_lock(config));
+}
+
+TEST_CASE("conformance: unlock twice is a lock_state_error", "[conformance]") {
+    fixture f;
+    auto handle = f.provider().try_lock({fixture::unique_name("unlock-twice"), f.lease(2)});
+    REQUIRE(handle);
+    handle->unlock();
+    CHECK_THROWS_AS(handle->unlock(), lock_state_error);
+}
+
+TEST_CASE("conformance: expiry after lock_at_most_for", "[conformance]") {
+    fixture f;
+    const lock_configuration config{fixture::unique_name("expiry"), f.lease(2)};
+    auto first = f.provider().try_lock(config);
+    REQUIRE(first);
+    f.pass(f.lease(1));
+    CHECK_FALSE(f.provider().try_lock(config));  // still within the lease
+    f.pass(f.lease(1) + milliseconds{20});
+    auto second = f.provider().try_lock(config);
+    CHECK(second);  // the holder never unlocked; the lease bounded it
+}
+
+TEST_CASE("conformance: lock_at_least_for honoured on unlock", "[conformance]") {
+    fixture f;
+    const lock_configuration config{fixture::unique_name("at-least"), f.lease(4), f.lease(2)};
+    auto first = f.provider().try_lock(config);
+    REQUIRE(first);
+    first->unlock();                             // returns at once...
+    CHECK_FALSE(f.provider().try_lock(config));  // ...but the lock stays held until locked_at + at_least
+    f.pass(f.lease(1));
+    CHECK_FALSE(f.provider().try_lock(config));
+    f.pass(f.lease(1) + milliseconds{20});
+    CHECK(f.provider().try_lock(config));
+}
+
+TEST_CASE("conformance: unlock after lock_at_least_for passed frees at once", "[conformance]") {
+    fixture f;
+    const lock_configuration config{fixture::unique_name("at-least-passed"), f.lease(4), f.lease(1)};
+    auto first = f.provider().try_lock(config);
+    REQUIRE(first);
+    f.pass(f.lease(1) + milliseconds{20});
+    first->unlock();
+    CHECK(f.provider().try_lock(config));
+}
+
+TEST_CASE("conformance: list_locks shows the record and keeps it after unlock", "[conformance]") {
+    fixture f;
+    const std::string name = fixture::unique_name("listed");
+    auto held = f.provider().try_lock({name, f.lease(2)});
+    REQUIRE(held);
+    held->unlock();
+    bool found = false;
+    for (const auto& r : f.provider().list_locks())
+        if (r.name == name) found = true;
+    CHECK(found);  // unlock never deletes the record: it stays for inspection
+}

@@ -1,0 +1,42 @@
+#include "suite_support.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
+
+namespace shedlock::conformance {
+
+backend& current_backend() {
+    static std::unique_ptr<backend> instance = make_backend();
+    return *instance;
+}
+
+// A server-clock backend still measures lock_at_least_for with the client clock, so it gets the
+// real one; the frozen manual clock would make every minimum hold last forever.
+fixture::fixture()
+    : provider_(current_backend().make_provider(
+          current_backend().honours_injected_clock() ? static_cast<const shedlock::clock&>(clock_)
+                                                      : system_clock::instance())) {}
+
+void fixture::pass(std::chrono::milliseconds d) {
+    if (current_backend().honours_injected_clock()) clock_.advance(d);
+    else std::this_thread::sleep_for(d);
+}
+
+std::string fixture::unique_name(const std::string& base) {
+    static std::atomic<int> counter{0};
+    static const auto start = std::chrono::steady_clock::now().time_since_epoch().count() % 1000000;
+    return "conf:" + std::to_string(::getpid()) + ":" + std::to_string(start) + ":" + std::to_string(counter++) + ":" +
+           base;
+}
+
+std::chrono::milliseconds fixture::lease(int steps) const {
+    // One "step" is the unit the tests reason in: 1 minute on the injected clock, 150 ms of
+    // real time against a server clock (long enough to dominate a loopback round trip).
+    const auto step = current_backend().honours_injected_clock() ? std::chrono::milliseconds{60'000}
+                                                                 : std::chrono::milliseconds{150};
+    return step * steps;
+}
+
+}  // namespace shedlock::conformance

@@ -1,0 +1,15 @@
+// A consumer of the installed package: only <shedlock/...> headers, only shedlock:: targets.
+#include <shedlock/providers/sqlite_lock_provider.hpp>
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+    shedlock::providers::sqlite_options options;
+    options.path = argc > 1 ? argv[1] : "consumer.db";
+    options.create_schema_if_missing = true;
+    auto provider = shedlock::providers::make_sqlite_lock_provider(options);
+    auto held = provider->try_lock({"consumer", std::chrono::seconds{10}});
+    if (!held) return 1;
+    std::cout << "acquired with fencing token " << held->fencing_token().value_or(-1) << "\n";
+    return 0;
+}

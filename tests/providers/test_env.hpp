@@ -1,0 +1,14 @@
+#pragma once
+// Where tests keep their scratch files and which mode a conformance run is in.
+
+#include <string>
+
+namespace shedlock::test {
+
+/// SHEDLOCK_TEST_MODE ("client_time", "db_time", ...); "default" when unset.
+std::string test_mode();
+
+/// A fresh directory under $SHEDLOCK_TEST_TMPDIR (or the system temp dir), per process.
+std::string scratch_dir();
+
+}  // namespace shedlock::test
