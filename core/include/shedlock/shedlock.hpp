@@ -9,5 +9,6 @@
 #include <shedlock/lock_provider.hpp>
 #include <shedlock/locking_task_executor.hpp>
 #include <shedlock/owner_token.hpp>
+#include <shedlock/provider_uri.hpp>
 #include <shedlock/task_context.hpp>
 #include <shedlock/time.hpp>

@@ -1,0 +1,204 @@
+#include <shedlock/duration.hpp>
+#include <shedlock/error.hpp>
+#include <shedlock/provider_uri.hpp>
+
+#include <cctype>
+
+namespace shedlock {
+namespace {
+
+[[noreturn]] void malformed(const std::string& shown, const std::string& why) {
+    throw configuration_error("provider URI \"" + shown + "\" is malformed (" + why +
+                              "); write e.g. sqlite:locks.db, postgresql://user:pw@host:5432/db?table=shedlock, "
+                              "mysql://user:pw@host:3306/db, redis://:pw@host:6379/0 or memory:");
+}
+
+/// The text with any password between "://user:" and "@" masked, for error messages.
+std::string mask_password(std::string_view text) {
+    std::string s(text);
+    const auto scheme_end = s.find("://");
+    if (scheme_end == std::string::npos) return s;
+    const auto at = s.find('@', scheme_end + 3);
+    const auto slash = s.find('/', scheme_end + 3);
+    if (at == std::string::npos || (slash != std::string::npos && slash < at)) return s;
+    const auto colon = s.find(':', scheme_end + 3);
+    if (colon == std::string::npos || colon > at) return s;
+    return s.substr(0, colon + 1) + "***" + s.substr(at);
+}
+
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+std::string decode(std::string_view s, const std::string& shown) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] != '%') {
+            out += s[i];
+            continue;
+        }
+        if (i + 2 >= s.size()) malformed(shown, "'%' must be followed by two hex digits");
+        const int hi = hex_value(s[i + 1]), lo = hex_value(s[i + 2]);
+        if (hi < 0 || lo < 0) malformed(shown, "'%' must be followed by two hex digits");
+        out += static_cast<char>(hi * 16 + lo);
+        i += 2;
+    }
+    return out;
+}
+
+void parse_query(std::string_view q, provider_uri& uri, const std::string& shown) {
+    while (!q.empty()) {
+        const auto amp = q.find('&');
+        const std::string_view pair = q.substr(0, amp);
+        q = amp == std::string_view::npos ? std::string_view{} : q.substr(amp + 1);
+        if (pair.empty()) continue;
+        const auto eq = pair.find('=');
+        if (eq == std::string_view::npos || eq == 0) malformed(shown, "query part \"" + std::string(pair) + "\" is not key=value");
+        const std::string key = decode(pair.substr(0, eq), shown);
+        if (uri.query.count(key)) malformed(shown, "query key \"" + key + "\" given twice");
+        uri.query[key] = decode(pair.substr(eq + 1), shown);
+    }
+}
+
+void parse_authority(std::string_view auth, provider_uri& uri, const std::string& shown) {
+    const auto at = auth.rfind('@');
+    if (at != std::string_view::npos) {
+        const std::string_view userinfo = auth.substr(0, at);
+        auth = auth.substr(at + 1);
+        const auto colon = userinfo.find(':');
+        uri.user = decode(userinfo.substr(0, colon), shown);
+        if (colon != std::string_view::npos) uri.password = decode(userinfo.substr(colon + 1), shown);
+    }
+    std::string_view host = auth;
+    if (!auth.empty() && auth.front() == '[') {  // [::1]:5432
+        const auto close = auth.find(']');
+        if (close == std::string_view::npos) malformed(shown, "unclosed '[' in host");
+        host = auth.substr(1, close - 1);
+        auth = auth.substr(close + 1);
+        if (!auth.empty() && auth.front() != ':') malformed(shown, "unexpected text after ']'");
+    } else {
+        const auto colon = auth.rfind(':');
+        host = auth.substr(0, colon);
+        auth = colon == std::string_view::npos ? std::string_view{} : auth.substr(colon);
+    }
+    uri.host = std::string(host);
+    if (!auth.empty()) {
+        const std::string port(auth.substr(1));
+        if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
+            std::stoi(port) == 0 || std::stoi(port) > 65535)
+            malformed(shown, "port \"" + port + "\" is not a number from 1 to 65535");
+        uri.port = static_cast<std::uint16_t>(std::stoi(port));
+    }
+}
+
+}  // namespace
+
+std::string provider_uri::redacted() const {
+    std::string out = scheme + ":";
+    if (!host.empty() || !user.empty() || password) {
+        out += "//";
+        if (!user.empty() || password) out += user + (password ? ":***" : "") + "@";
+        out += host.find(':') != std::string::npos ? "[" + host + "]" : host;
+        if (port) out += ":" + std::to_string(*port);
+        if (!path.empty()) out += "/" + path;
+    } else {
+        out += path;
+    }
+    char sep = '?';
+    for (const auto& [k, v] : query) {
+        const bool secret = k.find("password") != std::string::npos || k == "pw";
+        out += sep + k + "=" + (secret ? "***" : v);
+        sep = '&';
+    }
+    return out;
+}
+
+provider_uri parse_provider_uri(std::string_view text) {
+    const std::string shown = mask_password(text);
+    const auto colon = text.find(':');
+    if (colon == std::string_view::npos || colon == 0) malformed(shown, "no scheme such as sqlite: or postgresql://");
+    provider_uri uri;
+    for (char c : text.substr(0, colon)) {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '-' && c != '.')
+            malformed(shown, "bad character in scheme");
+        uri.scheme += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    std::string_view rest = text.substr(colon + 1);
+    const auto question = rest.find('?');
+    if (question != std::string_view::npos) {
+        parse_query(rest.substr(question + 1), uri, shown);
+        rest = rest.substr(0, question);
+    }
+    if (rest.substr(0, 2) == "//") {
+        rest.remove_prefix(2);
+        const auto slash = rest.find('/');
+        parse_authority(rest.substr(0, slash), uri, shown);
+        if (slash != std::string_view::npos) {
+            // sqlite:///abs/path keeps its leading '/'; a database name drops it.
+            uri.path = decode(uri.host.empty() ? rest.substr(slash) : rest.substr(slash + 1), shown);
+        }
+    } else {
+        uri.path = decode(rest, shown);
+    }
+    return uri;
+}
+
+std::optional<std::string> uri_options::take(const std::string& key) {
+    known_.insert(key);
+    auto it = uri_.query.find(key);
+    if (it == uri_.query.end()) return std::nullopt;
+    return it->second;
+}
+
+void uri_options::bad_value(const std::string& key, const std::string& value, const std::string& expected) const {
+    const bool secret = key.find("password") != std::string::npos;
+    throw configuration_error("provider URI \"" + uri_.redacted() + "\": option " + key + "=" + (secret ? "***" : value) +
+                              " is invalid; expected " + expected);
+}
+
+std::optional<std::string> uri_options::text(const std::string& key) { return take(key); }
+
+std::optional<bool> uri_options::flag(const std::string& key) {
+    auto v = take(key);
+    if (!v) return std::nullopt;
+    if (*v == "true" || *v == "1" || *v == "yes" || *v == "on") return true;
+    if (*v == "false" || *v == "0" || *v == "no" || *v == "off") return false;
+    bad_value(key, *v, "true or false");
+}
+
+std::optional<std::chrono::milliseconds> uri_options::duration(const std::string& key) {
+    auto v = take(key);
+    if (!v) return std::nullopt;
+    try {
+        auto d = parse_duration(*v, key);
+        if (d.count() < 0) bad_value(key, *v, "a positive duration such as 5s or PT5S");
+        return d;
+    } catch (const configuration_error&) {
+        bad_value(key, *v, "a duration such as 5s, 500ms or PT5S");
+    }
+}
+
+std::optional<std::int64_t> uri_options::integer(const std::string& key, std::int64_t min, std::int64_t max) {
+    auto v = take(key);
+    if (!v) return std::nullopt;
+    const std::string range = "a whole number from " + std::to_string(min) + " to " + std::to_string(max);
+    if (v->empty() || v->size() > 18 || v->find_first_not_of("0123456789") != std::string::npos) bad_value(key, *v, range);
+    const std::int64_t n = std::stoll(*v);
+    if (n < min || n > max) bad_value(key, *v, range);
+    return n;
+}
+
+void uri_options::finish() const {
+    for (const auto& [key, value] : uri_.query) {
+        if (known_.count(key)) continue;
+        std::string accepted;
+        for (const auto& k : known_) accepted += (accepted.empty() ? "" : ", ") + k;
+        throw configuration_error("provider URI \"" + uri_.redacted() + "\": unknown option \"" + key +
+                                  "\"; accepted options for " + uri_.scheme + ": " + accepted);
+    }
+}
+
+}  // namespace shedlock

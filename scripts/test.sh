@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The README's test command: installs dependencies, starts the database servers the tests need
+# (PostgreSQL, MariaDB, Redis: throwaway data dirs, loopback, own ports), builds everything and
+# runs all tests. Servers are stopped on exit, also when a test fails.
+#
+#   scripts/test.sh            # build in build/test, run every test
+#   SHEDLOCK_SANITIZE=address,undefined scripts/test.sh   # the same under sanitizers (build/asan)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+scripts/install-deps.sh
+
+sanitize="${SHEDLOCK_SANITIZE:-}"
+build_dir="build/test"
+[ -n "$sanitize" ] && build_dir="build/sanitize-${sanitize//,/-}"
+servers_dir="$(mktemp -d /tmp/shedlock-servers.XXXXXX)"
+started=()
+
+stop_servers() {
+  for s in "${started[@]}"; do scripts/servers/"$s".sh stop "$servers_dir/$s" || true; done
+  rm -rf "$servers_dir"
+}
+trap stop_servers EXIT
+
+# Each scripts/servers/<name>.sh start DIR starts a server and prints `export VAR=...` lines
+# that tell the tests where it is; stop DIR stops it by its PID.
+for s in postgres mariadb redis; do
+  if [ -x "scripts/servers/$s.sh" ]; then
+    env_lines="$(scripts/servers/"$s".sh start "$servers_dir/$s")"
+    started+=("$s")
+    eval "$env_lines"
+  fi
+done
+
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHEDLOCK_SANITIZE="$sanitize" >/dev/null
+cmake --build "$build_dir" -j2
+labels=()
+[ -n "$sanitize" ] && labels=(-L "unit|conformance")
+ctest --test-dir "$build_dir" --output-on-failure -j2 "${labels[@]}" ${CTEST_ARGS:-}
