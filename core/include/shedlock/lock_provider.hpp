@@ -2,6 +2,7 @@
 /// \file
 /// The storage-neutral lock API every backend implements.
 
+#include <shedlock/error.hpp>
 #include <shedlock/lock_configuration.hpp>
 #include <shedlock/time.hpp>
 
