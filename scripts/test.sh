@@ -33,7 +33,9 @@ for s in postgres mariadb redis; do
   fi
 done
 
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHEDLOCK_SANITIZE="$sanitize" >/dev/null
+extra=()
+[ -n "$sanitize" ] && extra=(-DSHEDLOCK_BUILD_BENCH=OFF -DSHEDLOCK_BUILD_EXAMPLES=OFF)
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHEDLOCK_SANITIZE="$sanitize" "${extra[@]}" >/dev/null
 cmake --build "$build_dir" -j2
 labels=()
 [ -n "$sanitize" ] && labels=(-L "unit|conformance")
