@@ -9,9 +9,11 @@
 
 set_property(GLOBAL PROPERTY SHEDLOCK_COMPONENTS "")
 
+option(SHEDLOCK_WERROR "Treat warnings as errors (CI)" OFF)
+
 function(shedlock_warnings target)
   if(SHEDLOCK_TOP_LEVEL)
-    target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic)
+    target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic $<$<BOOL:${SHEDLOCK_WERROR}>:-Werror>)
   endif()
 endfunction()
 

@@ -35,7 +35,7 @@ done
 
 extra=()
 [ -n "$sanitize" ] && extra=(-DSHEDLOCK_BUILD_BENCH=OFF -DSHEDLOCK_BUILD_EXAMPLES=OFF)
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHEDLOCK_SANITIZE="$sanitize" "${extra[@]}" >/dev/null
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHEDLOCK_SANITIZE="$sanitize" -DSHEDLOCK_WERROR=ON "${extra[@]}" >/dev/null
 cmake --build "$build_dir" -j2
 labels=()
 [ -n "$sanitize" ] && labels=(-L "unit|conformance")
