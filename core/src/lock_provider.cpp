@@ -12,6 +12,22 @@ std::optional<lock_handle> lock_provider::try_lock(const lock_configuration& con
     return lock_handle(*this, std::move(*granted));
 }
 
+bool lock_provider::force_release(const std::string& name) {
+    validate_lock_name(name);
+    const timestamp now = clock().now();
+    for (const auto& record : list_locks()) {
+        if (record.name != name) continue;
+        if (record.lock_until <= now) return false;
+        do_unlock(lease{record.name, record.locked_by, record.locked_at, record.lock_until, now, record.fencing_token});
+        return true;
+    }
+    return false;
+}
+
+void lock_provider::delete_records(const std::vector<std::string>&) {
+    throw unsupported_operation_error("this lock provider cannot delete lock records");
+}
+
 void lock_provider::set_error_handler(lock_error_handler handler) { error_handler_ = std::move(handler); }
 
 void lock_provider::report_error(const std::string& name, const std::exception& e) noexcept {

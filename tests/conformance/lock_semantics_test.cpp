@@ -106,3 +106,19 @@ TEST_CASE("conformance: list_locks shows the record and keeps it after unlock", 
         if (r.name == name) found = true;
     CHECK(found);  // unlock never deletes the record: it stays for inspection
 }
+
+TEST_CASE("conformance: force_release frees a held lock; delete_records removes the record", "[conformance]") {
+    fixture f;
+    const lock_configuration config{fixture::unique_name("forced"), f.lease(4)};
+    auto held = f.provider().try_lock(config);
+    REQUIRE(held);
+    CHECK(f.provider().force_release(config.name()));
+    auto next = f.provider().try_lock(config);
+    REQUIRE(next);
+    held->unlock();                              // the old holder's late unlock changes nothing
+    CHECK_FALSE(f.provider().try_lock(config));  // next still holds
+    next->unlock();
+    CHECK_FALSE(f.provider().force_release(config.name()));  // nothing live to release
+    f.provider().delete_records({config.name()});
+    for (const auto& r : f.provider().list_locks()) CHECK(r.name != config.name());
+}

@@ -73,6 +73,16 @@ public:
     /// Every stored lock record. Throws unsupported_operation_error where a backend cannot list.
     virtual std::vector<lock_record> list_locks() = 0;
 
+    /// Operator action (`shedlock locks release`): releases `name` whoever holds it. The release is
+    /// owner-checked against the holder read in the same call, so a lock that somebody acquired in
+    /// between is left alone. Returns false when no live record was found.
+    bool force_release(const std::string& name);
+
+    /// Deletes the records with these names, held or not, fencing counters included. Only for
+    /// tools that own the names (benchmarks, tests); never for the locks of running tasks.
+    /// Default: unsupported_operation_error.
+    virtual void delete_records(const std::vector<std::string>& names);
+
     /// Called when an unlock from a destructor fails (default: one line on stderr).
     void set_error_handler(lock_error_handler handler);
 

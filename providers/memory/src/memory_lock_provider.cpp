@@ -36,6 +36,11 @@ std::optional<lease> memory_lock_provider::do_extend(const lease& held, std::chr
     return extended;
 }
 
+void memory_lock_provider::delete_records(const std::vector<std::string>& names) {
+    std::lock_guard guard(mutex_);
+    for (const auto& name : names) records_.erase(name);
+}
+
 std::vector<lock_record> memory_lock_provider::list_locks() {
     std::lock_guard guard(mutex_);
     std::vector<lock_record> out;

@@ -14,4 +14,8 @@ statement sql_dialect::probe(const table_name& table, const statement_options& o
             {}};
 }
 
+statement sql_dialect::delete_record(const table_name& table) const {
+    return {"DELETE FROM " + table.qualified() + " WHERE name = ?", {slot::name}};
+}
+
 }  // namespace shedlock::providers::sql

@@ -129,6 +129,14 @@ std::vector<lock_record> sql_lock_provider::list_locks() {
     return records;
 }
 
+void sql_lock_provider::delete_records(const std::vector<std::string>& names) {
+    const statement stmt = dialect_->delete_record(table_);
+    for (const auto& name : names) {
+        slot_values v{name, "", clock().now(), {}, {}, {}, {}};
+        pool_.run([&](sql_connection& c) { return c.execute(stmt.sql, bind(stmt, v)); });
+    }
+}
+
 timestamp sql_lock_provider::server_now() {
     const auto result = pool_.run([&](sql_connection& c) { return c.execute(dialect_->server_now_sql(), {}); });
     if (result.rows.empty() || result.rows.front().empty() || !result.rows.front().front())

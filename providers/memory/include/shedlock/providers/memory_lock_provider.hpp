@@ -20,6 +20,7 @@ public:
 
     bool supports_fencing() const override { return true; }
     std::vector<lock_record> list_locks() override;
+    void delete_records(const std::vector<std::string>& names) override;
 
 private:
     std::optional<lease> do_try_lock(const lock_configuration& config, const std::string& owner) override;

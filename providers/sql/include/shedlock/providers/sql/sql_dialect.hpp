@@ -71,6 +71,8 @@ public:
     virtual statement list(const table_name& table, const statement_options& options) const;
     /// A statement that fails iff the table (or, with fencing, the fencing_token column) is missing.
     virtual statement probe(const table_name& table, const statement_options& options) const;
+    /// DELETE of one record by name (tools only: benchmark cleanup). Default uses `?`.
+    virtual statement delete_record(const table_name& table) const;
     /// The server clock as timestamp text (for clock-offset checks).
     virtual std::string server_now_sql() const = 0;
 };

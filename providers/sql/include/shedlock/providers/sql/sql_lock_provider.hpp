@@ -36,6 +36,7 @@ public:
 
     bool supports_fencing() const override { return fencing_; }
     std::vector<lock_record> list_locks() override;
+    void delete_records(const std::vector<std::string>& names) override;
 
     /// The DDL of this provider's table in its dialect.
     std::string schema_sql() const { return dialect_->schema_sql(table_); }
