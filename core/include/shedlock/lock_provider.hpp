@@ -83,6 +83,10 @@ public:
     /// Default: unsupported_operation_error.
     virtual void delete_records(const std::vector<std::string>& names);
 
+    /// The backend server's current time, for clock-offset checks (`shedlock doctor`); empty when
+    /// the backend has no clock of its own (memory) or cannot report it.
+    virtual std::optional<timestamp> server_time() { return std::nullopt; }
+
     /// Called when an unlock from a destructor fails (default: one line on stderr).
     void set_error_handler(lock_error_handler handler);
 

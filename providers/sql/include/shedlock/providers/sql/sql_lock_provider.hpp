@@ -44,6 +44,7 @@ public:
     const table_name& table() const noexcept { return table_; }
     /// The database server's current time (for clock-offset checks).
     timestamp server_now();
+    std::optional<timestamp> server_time() override { return server_now(); }
 
 private:
     std::optional<lease> do_try_lock(const lock_configuration& config, const std::string& owner) override;

@@ -1,0 +1,100 @@
+// shedlock doctor: is this backend usable from this host, and is this host's clock close enough?
+#include "commands.hpp"
+#include "exit_codes.hpp"
+#include "output.hpp"
+#include "provider_factory.hpp"
+
+#include <shedlock/duration.hpp>
+#include <shedlock/owner_token.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+namespace shedlock::cli {
+namespace {
+
+struct doctor_options {
+    std::string provider;
+    std::string max_offset = "1s";
+};
+
+struct report {
+    int failures = 0;
+    void ok(const std::string& what) { std::cout << "ok    " << what << "\n"; }
+    void warn(const std::string& what) { std::cout << "warn  " << what << "\n"; }
+    void fail(const std::string& what) {
+        ++failures;
+        std::cout << "FAIL  " << what << "\n";
+    }
+};
+
+void check_cycle(lock_provider& provider, report& r) {
+    const std::string name = ("shedlock:doctor:" + instance_id()).substr(0, 64);
+    try {
+        auto held = provider.try_lock({name, std::chrono::seconds{30}});
+        if (!held) return r.fail("lock \"" + name + "\" is held by someone else; run doctor again later");
+        auto extended = held->extend(std::chrono::seconds{30});
+        if (!extended) return r.fail("extend of a held lock failed: check UPDATE permission and the server clock");
+        extended->unlock();
+        r.ok("permissions: acquire, extend and release work (lock \"" + name + "\")");
+        try {
+            provider.delete_records({name});
+        } catch (const unsupported_operation_error&) {
+        }
+    } catch (const storage_error& e) {
+        r.fail(std::string("lock cycle failed: ") + e.what());
+    }
+}
+
+void check_clock(lock_provider& provider, std::chrono::milliseconds max_offset, report& r) {
+    const auto before = system_clock::instance().now();
+    const auto server = provider.server_time();
+    const auto after = system_clock::instance().now();
+    if (!server) return r.ok("clock: this backend has no server clock of its own (nothing to compare)");
+    const auto local_mid = before + (after - before) / 2;
+    const auto offset = std::chrono::duration_cast<std::chrono::milliseconds>(*server - local_mid);
+    const std::string text = "clock offset server - this host = " + human_duration(offset) + " (round trip " +
+                             human_duration(after - before) + ")";
+    if (std::chrono::abs(offset) > max_offset)
+        r.warn(text + " exceeds " + format_duration(max_offset) +
+               ": instances with skewed clocks can overlap; add use_db_time=true to the URI (SQL) or fix NTP");
+    else r.ok(text);
+}
+
+int doctor(const doctor_options& o) {
+    const auto max_offset = parse_duration(o.max_offset, "--max-offset");
+    report r;
+    opened_provider opened;
+    try {
+        opened = open_provider(o.provider);
+    } catch (const storage_error& e) {
+        r.fail(std::string("connect: ") + e.what());
+        return exit_unavailable;
+    }
+    r.ok("connect: " + opened.display);
+    if (opened.sql)
+        r.ok("table " + opened.sql->table().qualified() + " present" +
+             (opened.provider->supports_fencing() ? " with fencing_token"
+                                                   : " WITHOUT fencing_token (a plain ShedLock table: fencing tokens unavailable)"));
+    check_cycle(*opened.provider, r);
+    try {
+        check_clock(*opened.provider, max_offset, r);
+    } catch (const storage_error& e) {
+        r.fail(std::string("clock: ") + e.what());
+    }
+    return r.failures ? exit_unavailable : exit_ok;
+}
+
+}  // namespace
+
+void add_doctor_command(CLI::App& app, int& exit_status) {
+    auto o = std::make_shared<doctor_options>();
+    auto* cmd = app.add_subcommand("doctor", "Check connectivity, table, permissions and clock offset of a backend");
+    cmd->add_option("--provider,-p", o->provider, "Lock backend URI")->envname("SHEDLOCK_PROVIDER")->required();
+    cmd->add_option("--max-offset", o->max_offset, "Warn when this host's clock is off by more (default 1s)");
+    cmd->footer("\nExamples:\n  shedlock doctor -p 'postgresql://app@db:5432/ops'\n  shedlock doctor -p sqlite:/var/lib/locks.db");
+    cmd->callback([o, &exit_status] { exit_status = doctor(*o); });
+}
+
+}  // namespace shedlock::cli

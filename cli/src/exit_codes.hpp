@@ -1,0 +1,17 @@
+#pragma once
+// Exit statuses of the shedlock command (documented in docs/crontab.md and `shedlock run --help`).
+// They follow sysexits.h so crontab wrappers and monitoring can tell the cases apart.
+
+namespace shedlock::cli {
+
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_usage = 64;        ///< EX_USAGE: bad command line
+inline constexpr int exit_unavailable = 69;  ///< EX_UNAVAILABLE: the lock backend could not be reached
+inline constexpr int exit_internal = 70;     ///< EX_SOFTWARE: unexpected failure
+inline constexpr int exit_exec_failed = 71;  ///< the command could not be started (not found, not executable)
+inline constexpr int exit_locked = 75;       ///< EX_TEMPFAIL: another holder had the lock; the command did not run
+inline constexpr int exit_config = 78;       ///< EX_CONFIG: bad configuration (duration, URI, name, table, config file)
+inline constexpr int exit_timeout = 124;     ///< the command ran past --timeout and was stopped (as GNU timeout)
+inline constexpr int exit_signal_base = 128; ///< the command was killed by signal N: 128 + N
+
+}  // namespace shedlock::cli

@@ -1,0 +1,137 @@
+// shedlock locks: inspect lock records; shedlock locks release: operator release.
+#include "commands.hpp"
+#include "exit_codes.hpp"
+#include "log.hpp"
+#include "output.hpp"
+#include "provider_factory.hpp"
+
+#include <shedlock/duration.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <unistd.h>
+
+#include <iostream>
+
+namespace shedlock::cli {
+namespace {
+
+struct locks_options {
+    std::string provider;
+    bool json = false;
+    std::string stuck_after = "PT6H";
+    std::string release_name;
+    bool force = false;
+    bool yes = false;
+};
+
+struct lock_view {
+    lock_record record;
+    bool held;
+    std::chrono::milliseconds remaining;
+    bool suspicious;  // lock_until abnormally far ahead, or held abnormally long
+};
+
+std::vector<lock_view> view(const std::vector<lock_record>& records, timestamp now, std::chrono::milliseconds stuck_after) {
+    std::vector<lock_view> out;
+    for (const auto& r : records) {
+        const bool held = r.lock_until > now;
+        const auto remaining = r.lock_until - now;
+        const bool suspicious = held && (remaining > stuck_after || now - r.locked_at > stuck_after);
+        out.push_back({r, held, remaining, suspicious});
+    }
+    return out;
+}
+
+void print_json(const std::vector<lock_view>& locks) {
+    std::cout << "[";
+    for (std::size_t i = 0; i < locks.size(); ++i) {
+        const auto& l = locks[i];
+        std::cout << (i ? ",\n " : "\n ") << "{\"name\": " << json_string(l.record.name)
+                  << ", \"held\": " << (l.held ? "true" : "false") << ", \"locked_by\": " << json_string(l.record.locked_by)
+                  << ", \"locked_at\": " << json_string(iso_time(l.record.locked_at))
+                  << ", \"lock_until\": " << json_string(iso_time(l.record.lock_until))
+                  << ", \"remaining_ms\": " << (l.held ? l.remaining.count() : 0) << ", \"fencing_token\": "
+                  << (l.record.fencing_token ? std::to_string(*l.record.fencing_token) : "null")
+                  << ", \"suspicious\": " << (l.suspicious ? "true" : "false") << "}";
+    }
+    std::cout << (locks.empty() ? "]\n" : "\n]\n");
+}
+
+void print_table(const std::vector<lock_view>& locks, const std::string& stuck_after) {
+    std::vector<std::vector<std::string>> rows{{"NAME", "STATE", "HOLDER", "LOCKED_AT", "LOCK_UNTIL", "REMAINING", "TOKEN"}};
+    int suspicious = 0;
+    for (const auto& l : locks) {
+        suspicious += l.suspicious;
+        rows.push_back({l.record.name, l.suspicious ? "HELD (stuck?)" : l.held ? "held" : "free", l.record.locked_by,
+                        iso_time(l.record.locked_at), iso_time(l.record.lock_until),
+                        l.held ? human_duration(l.remaining) : "-",
+                        l.record.fencing_token ? std::to_string(*l.record.fencing_token) : "-"});
+    }
+    std::cout << format_table(rows);
+    if (suspicious)
+        std::cout << suspicious << " lock(s) held longer than, or until more than, " << stuck_after
+                  << " from now: a stuck holder? Check the holder process; `shedlock locks release NAME --force` frees it.\n";
+}
+
+bool confirm(const std::string& question) {
+    if (!::isatty(STDIN_FILENO)) return false;
+    std::cerr << question << " [y/N] " << std::flush;
+    std::string answer;
+    std::getline(std::cin, answer);
+    return answer == "y" || answer == "Y" || answer == "yes";
+}
+
+void require_provider(const locks_options& o) {
+    if (o.provider.empty())
+        throw CLI::RequiredError("--provider is required (or set SHEDLOCK_PROVIDER), e.g. -p sqlite:/var/lib/locks.db");
+}
+
+int release(const locks_options& o) {
+    require_provider(o);
+    if (!o.force) {
+        log(log_level::error, "releasing a lock another process holds can let a task run twice; add --force to do it");
+        return exit_usage;
+    }
+    auto opened = open_provider(o.provider);
+    if (!o.yes && !confirm("Release lock \"" + o.release_name + "\" on " + opened.display + "?")) {
+        log(log_level::error, "not confirmed (answer y on a terminal, or pass --yes); nothing released");
+        return exit_usage;
+    }
+    const bool released = opened.provider->force_release(o.release_name);
+    std::cout << (released ? "released \"" : "no live lock named \"") << o.release_name << "\"\n";
+    return exit_ok;
+}
+
+int list(const locks_options& o) {
+    require_provider(o);
+    const auto stuck_after = parse_duration(o.stuck_after, "--stuck-after");
+    auto opened = open_provider(o.provider);
+    const auto locks = view(opened.provider->list_locks(), opened.provider->clock().now(), stuck_after);
+    if (o.json) print_json(locks);
+    else print_table(locks, o.stuck_after);
+    return exit_ok;
+}
+
+}  // namespace
+
+void add_locks_command(CLI::App& app, int& exit_status) {
+    auto o = std::make_shared<locks_options>();
+    auto* cmd = app.add_subcommand("locks", "List lock records: holder, since when, until when, fencing token");
+    cmd->add_option("--provider,-p", o->provider, "Lock backend URI")->envname("SHEDLOCK_PROVIDER");
+    cmd->add_flag("--json", o->json, "JSON for scripts");
+    cmd->add_option("--stuck-after", o->stuck_after, "Flag locks held longer or further ahead than this (default PT6H)");
+    cmd->footer("\nExamples:\n  shedlock locks -p sqlite:/var/lib/locks.db\n  shedlock locks -p 'postgresql://ops@db/app' --json\n"
+                "  shedlock locks release nightly-report -p sqlite:/var/lib/locks.db --force");
+    cmd->callback([o, &exit_status] {
+        if (o->release_name.empty()) exit_status = list(*o);
+    });
+    auto* rel = cmd->add_subcommand("release", "Release a lock whoever holds it (operator action)");
+    rel->add_option("name", o->release_name, "Lock name")->required();
+    rel->add_option("--provider,-p", o->provider, "Lock backend URI")->envname("SHEDLOCK_PROVIDER");
+    rel->add_flag("--force", o->force, "Required: you accept that the task may run twice");
+    rel->add_flag("--yes,-y", o->yes, "Do not ask for confirmation");
+    rel->callback([o, &exit_status] { exit_status = release(*o); });
+}
+
+}  // namespace shedlock::cli

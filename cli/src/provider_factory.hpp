@@ -1,0 +1,35 @@
+#pragma once
+// The one place that knows every provider: a provider URI in, a lock provider out.
+
+#include <shedlock/lock_provider.hpp>
+#include <shedlock/providers/sql/sql_lock_provider.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace shedlock::cli {
+
+struct open_options {
+    bool create_schema = false;  ///< create a missing lock table instead of failing
+};
+
+struct opened_provider {
+    std::unique_ptr<lock_provider> provider;
+    providers::sql::sql_lock_provider* sql = nullptr;  ///< the same object when it is an SQL provider
+    std::string kind;                                  ///< memory, sqlite, postgresql, mysql, redis
+    std::string display;                               ///< the URI, password redacted
+};
+
+/// Opens the provider named by `uri` (memory:, sqlite:..., postgresql://..., mysql://...,
+/// mariadb://..., redis://...). Throws configuration_error for a bad URI or option,
+/// storage_error when the backend cannot be reached or its table is missing.
+opened_provider open_provider(const std::string& uri, const open_options& options = {});
+
+/// The DDL of the lock table for `uri`, without connecting; empty when the backend has no schema.
+std::string schema_for(const std::string& uri);
+
+/// The schemes this build supports, for messages: "memory, sqlite, ...".
+std::string supported_schemes();
+
+}  // namespace shedlock::cli

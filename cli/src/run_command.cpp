@@ -1,0 +1,105 @@
+// shedlock run: run a command only when the cluster-wide lock was acquired.
+#include "child_process.hpp"
+#include "commands.hpp"
+#include "exit_codes.hpp"
+#include "log.hpp"
+#include "provider_factory.hpp"
+
+#include <shedlock/duration.hpp>
+#include <shedlock/locking_task_executor.hpp>
+
+#include <CLI/CLI.hpp>
+
+namespace shedlock::cli {
+namespace {
+
+struct run_options {
+    std::string provider;
+    std::string name;
+    std::string at_most;
+    std::string at_least = "PT0S";
+    bool keep_alive = false;
+    std::string timeout;
+    int skipped_exit = exit_locked;
+    int unavailable_exit = exit_unavailable;
+    std::vector<std::string> command;
+};
+
+const char* const run_footer = R"(
+Exit status: the command's own status when it ran (128+N when killed by signal N);
+  75 (or --skipped-exit) when another holder had the lock and the command did not run;
+  69 (or --unavailable-exit) when the lock backend could not be reached;
+  124 when --timeout stopped the command; 71 when the command could not be started;
+  78 for a bad configuration (duration, URI, name); 64 for a bad command line.
+The command gets SHEDLOCK_LOCK_NAME and SHEDLOCK_FENCING_TOKEN in its environment.
+Signals sent to shedlock (TERM, INT, HUP, QUIT, USR1, USR2) are passed to the command.
+
+Examples:
+  shedlock run --provider sqlite:/var/lib/locks.db --name nightly-report --at-most PT2H -- /usr/local/bin/report
+  shedlock run --provider 'postgresql://app@db/ops' --name settle --at-most 10m --at-least 30s --skipped-exit 0 -- ./settle.sh
+  shedlock run --provider redis://127.0.0.1:6379/0 --name sync --at-most 1m --keep-alive --timeout 3h -- rsync -a src/ dst/)";
+
+std::vector<std::pair<std::string, std::string>> child_environment(const task_context& ctx) {
+    std::vector<std::pair<std::string, std::string>> env{{"SHEDLOCK_LOCK_NAME", ctx.lock_name()}};
+    if (auto token = ctx.fencing_token()) env.emplace_back("SHEDLOCK_FENCING_TOKEN", std::to_string(*token));
+    return env;
+}
+
+int run(const run_options& o) {
+    const lock_configuration config{o.name, o.at_most, o.at_least};  // configuration_error before any I/O
+    std::optional<std::chrono::milliseconds> timeout;
+    if (!o.timeout.empty()) timeout = parse_duration(o.timeout, "--timeout");
+    auto opened = open_provider(o.provider);
+    locking_task_executor executor(*opened.provider);
+    child_exit child;
+    auto body = [&](task_context& ctx) {
+        wait_policy policy;
+        if (timeout) policy.deadline = std::chrono::steady_clock::now() + *timeout;
+        policy.stop_requested = [&ctx] { return ctx.lock_lost(); };
+        child = run_child(o.command, child_environment(ctx), policy);
+    };
+    execute_options options;
+    options.keep_alive = o.keep_alive;
+    const auto result = executor.execute(body, config, options);
+    switch (result.outcome) {
+        case run_outcome::skipped_locked:
+            log(log_level::info, "lock \"" + o.name + "\" is held elsewhere; command not run");
+            return o.skipped_exit;
+        case run_outcome::lock_error:
+            log(log_level::error, "lock backend " + opened.display + " unavailable: " + result.message);
+            return o.unavailable_exit;
+        default: break;
+    }
+    if (result.lock_lost) log(log_level::warn, "lock \"" + o.name + "\" was lost while the command ran; it was stopped");
+    if (child.exec_failed) {
+        log(log_level::error, child.error);
+        return exit_exec_failed;
+    }
+    if (child.timed_out) {
+        log(log_level::warn, "command ran past --timeout " + o.timeout + " and was stopped");
+        return exit_timeout;
+    }
+    return child.status;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, int& exit_status) {
+    auto o = std::make_shared<run_options>();
+    auto* cmd = app.add_subcommand("run", "Run a command only if the named lock was acquired (crontab wrapper)");
+    cmd->add_option("--provider,-p", o->provider, "Lock backend URI (sqlite:FILE, postgresql://..., mysql://..., redis://...)")
+        ->envname("SHEDLOCK_PROVIDER")
+        ->required();
+    cmd->add_option("--name,-n", o->name, "Lock name, 1-64 characters")->required();
+    cmd->add_option("--at-most", o->at_most, "lock_at_most_for: longest hold, e.g. PT10M or 10m")->required();
+    cmd->add_option("--at-least", o->at_least, "lock_at_least_for: shortest hold, e.g. PT30S (default PT0S)");
+    cmd->add_flag("--keep-alive", o->keep_alive, "Extend the lock every at-most/2 while the command runs");
+    cmd->add_option("--timeout", o->timeout, "Stop the command after this long (SIGTERM, then SIGKILL after 10s)");
+    cmd->add_option("--skipped-exit", o->skipped_exit, "Exit status when the lock was held elsewhere (default 75)");
+    cmd->add_option("--unavailable-exit", o->unavailable_exit, "Exit status when the backend was unreachable (default 69)");
+    cmd->add_option("command", o->command, "The command and its arguments, after --")->required();
+    cmd->footer(run_footer);
+    cmd->callback([o, &exit_status] { exit_status = run(*o); });
+}
+
+}  // namespace shedlock::cli
