@@ -1,0 +1,54 @@
+#pragma once
+/// \file
+/// Locks in Redis: `SET NX PX` plus a fencing counter, compare-and-release in Lua.
+
+#include <shedlock/lock_provider.hpp>
+#include <shedlock/provider_uri.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace shedlock::providers {
+
+/// Where and how to reach Redis. See docs/redis-provider.md for the keys and scripts.
+struct redis_options {
+    std::string host = "127.0.0.1";
+    std::uint16_t port = 6379;
+    std::string user;                     ///< ACL user (Redis 6+); empty: the default user
+    std::optional<std::string> password;  ///< never shown in any message
+    int db = 0;                           ///< database index (SELECT)
+    /// Key prefix; empty means "shedlock" (or "job-lock" with java_compat).
+    std::string prefix;
+    /// Environment segment, so several environments share one Redis; empty means none
+    /// (or "default" with java_compat, as Java ShedLock does).
+    std::string env;
+    std::chrono::milliseconds connect_timeout{2000};  ///< TCP connect plus AUTH/SELECT handshake
+    std::chrono::milliseconds command_timeout{1000};  ///< each command's round trip
+    std::size_t pool_size = 4;                        ///< connections kept open, 1..64
+    /// Java ShedLock's keys (`job-lock:<env>:<name>`) so Java and C++ instances share locks.
+    bool java_compat = false;
+    /// Keep a fencing counter in `<lock key>:fence`. Off: acquisitions carry no fencing token.
+    bool fencing = true;
+};
+
+/// Reads `redis://[user][:password]@host[:6379][/db]?prefix=..&env=..&connect_timeout=2s&
+/// command_timeout=1s&pool_size=4&java_compat=false&fencing=true`. Throws configuration_error
+/// naming the (redacted) URI and the fix for an unknown option or a bad value.
+redis_options redis_options_from_uri(const provider_uri& uri);
+
+/// Creates a Redis lock provider. Options are validated here (configuration_error); no connection
+/// is made until the first call, so a provider created while Redis is down works once it is up.
+///
+/// Failure: while Redis is unreachable every call throws storage_error(unavailable) within
+/// about connect_timeout (at once after a recent failed connect); connections are re-established
+/// by later calls. Lock times run on the Redis server's clock (relative TTLs); `clock` only
+/// measures the remaining `lock_at_least_for` at unlock.
+///
+/// Thread safety: safe for concurrent use; at most `pool_size` commands run at once.
+std::unique_ptr<lock_provider> make_redis_lock_provider(const redis_options& options,
+                                                        const shedlock::clock& clock = system_clock::instance());
+
+}  // namespace shedlock::providers

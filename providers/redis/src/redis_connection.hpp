@@ -1,0 +1,56 @@
+#pragma once
+// One synchronous hiredis connection with connect and command timeouts.
+
+#include <shedlock/providers/redis_lock_provider.hpp>
+
+#include <hiredis/hiredis.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shedlock::providers::detail {
+
+struct reply_deleter {
+    void operator()(redisReply* reply) const noexcept { freeReplyObject(reply); }
+};
+/// An owned reply; never null.
+using reply_ptr = std::unique_ptr<redisReply, reply_deleter>;
+
+/// "Redis at host:port/db" for messages (no credentials).
+std::string describe_server(const redis_options& options);
+
+/// An open, authenticated connection on the selected database.
+///
+/// Failure: connecting throws storage_error (unavailable, or access_denied for credentials).
+/// An I/O failure or timeout during a command throws storage_error(unavailable) and marks the
+/// connection broken: a late reply could otherwise be read as the answer to the next command.
+/// Error replies are returned, not thrown; callers decide (NOSCRIPT is not an error for them).
+class redis_connection {
+public:
+    explicit redis_connection(const redis_options& options);
+    ~redis_connection();
+    redis_connection(const redis_connection&) = delete;
+    redis_connection& operator=(const redis_connection&) = delete;
+
+    /// Sends one command (binary-safe arguments) and returns its reply. `what` names it in errors.
+    reply_ptr command(const std::vector<std::string_view>& args, const char* what);
+    /// Sends all commands in one write and reads their replies in order.
+    std::vector<reply_ptr> pipeline(const std::vector<std::vector<std::string_view>>& commands, const char* what);
+    /// Like command() but throws the classified storage_error for an error reply.
+    reply_ptr checked(const std::vector<std::string_view>& args, const char* what);
+
+    bool broken() const noexcept { return broken_; }
+    const std::string& where() const noexcept { return where_; }
+
+private:
+    void handshake(const redis_options& options);
+    [[noreturn]] void fail_io(const char* what);
+
+    redisContext* context_ = nullptr;
+    std::string where_;
+    bool broken_ = false;
+};
+
+}  // namespace shedlock::providers::detail

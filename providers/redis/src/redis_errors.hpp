@@ -1,0 +1,22 @@
+#pragma once
+// Turning hiredis failures and Redis error replies into storage_errors that say what to do.
+
+#include <shedlock/error.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace shedlock::providers::detail {
+
+/// The category of an error reply: WRONGTYPE -> invalid_data, OOM/READONLY/LOADING/MASTERDOWN ->
+/// unavailable, NOAUTH/WRONGPASS/NOPERM -> access_denied, BUSY -> busy, anything else -> other.
+storage_category classify_reply_error(std::string_view text);
+
+/// A storage_error for an error reply to `what` (a command or script name) from `where`
+/// ("Redis at host:port"), with advice for the known codes. Redis replies never echo a password.
+storage_error reply_error(std::string_view text, const std::string& what, const std::string& where);
+
+/// A storage_error(unavailable) for a connection that failed or timed out.
+storage_error io_error(std::string_view detail, const std::string& what, const std::string& where);
+
+}  // namespace shedlock::providers::detail

@@ -1,0 +1,37 @@
+#pragma once
+// Key naming: `<prefix>[:<env>]:{<name>}` and `...:fence`, or Java ShedLock's `<prefix>:<env>:<name>`.
+
+#include <shedlock/providers/redis_lock_provider.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace shedlock::providers::detail {
+
+class redis_keys {
+public:
+    /// Options must already be validated (redis_options checks prefix and env).
+    explicit redis_keys(const redis_options& options);
+
+    std::string lock_key(std::string_view name) const;
+    std::string fence_key(std::string_view name) const;
+    /// A SCAN MATCH pattern covering every lock and fence key of this prefix/env.
+    std::string scan_pattern() const;
+    /// The lock name a lock or fence key belongs to; empty for a key that is not ours.
+    std::optional<std::string> name_of(std::string_view key) const;
+
+private:
+    std::string base_;  // "<prefix>:" or "<prefix>:<env>:"
+    bool tagged_;       // braces around the name: lock and fence key in one Cluster slot
+};
+
+/// Throws configuration_error naming the field and the fix for any option that cannot work
+/// (empty host, braces or control characters in prefix/env, zero timeouts, pool size, db).
+void validate_redis_options(const redis_options& options);
+
+/// The prefix and env actually used (defaults filled in for the mode).
+std::string effective_prefix(const redis_options& options);
+std::string effective_env(const redis_options& options);
+
+}  // namespace shedlock::providers::detail

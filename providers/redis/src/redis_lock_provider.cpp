@@ -1,0 +1,89 @@
+#include "redis_keys.hpp"
+#include "redis_lock_listing.hpp"
+#include "redis_pool.hpp"
+#include "redis_scripts.hpp"
+
+#include <shedlock/error.hpp>
+
+namespace shedlock::providers {
+namespace {
+
+using detail::redis_script;
+
+/// Lock times on the lease are client-clock estimates (now + at_most); the authoritative expiry
+/// is the key's TTL, counted by the Redis server.
+class redis_lock_provider final : public lock_provider {
+public:
+    redis_lock_provider(const redis_options& options, const shedlock::clock& clock)
+        : lock_provider(clock), options_(options), keys_(options), pool_(options) {}
+
+    bool supports_fencing() const override { return options_.fencing; }
+    std::vector<lock_record> list_locks() override {
+        auto connection = pool_.borrow();
+        return detail::list_redis_locks(*connection, keys_);
+    }
+
+private:
+    std::optional<lease> do_try_lock(const lock_configuration& config, const std::string& owner) override;
+    void do_unlock(const lease& held) override;
+    std::optional<lease> do_extend(const lease& held, std::chrono::milliseconds at_most,
+                                   std::chrono::milliseconds at_least) override;
+
+    std::int64_t run(redis_script script, const std::string& name, std::string_view owner, std::chrono::milliseconds ms);
+
+    const redis_options options_;
+    const detail::redis_keys keys_;
+    detail::redis_pool pool_;
+    detail::redis_scripts scripts_;
+};
+
+std::int64_t redis_lock_provider::run(redis_script script, const std::string& name, std::string_view owner,
+                                      std::chrono::milliseconds ms) {
+    const std::string lock_key = keys_.lock_key(name);
+    const std::string fence_key = script == redis_script::acquire && options_.fencing ? keys_.fence_key(name) : "";
+    std::vector<std::string_view> keys{lock_key};
+    if (!fence_key.empty()) keys.push_back(fence_key);
+    const std::string millis = std::to_string(ms.count());
+    auto connection = pool_.borrow();
+    auto reply = scripts_.run(*connection, script, keys, {owner, millis});
+    if (reply->type != REDIS_REPLY_INTEGER)
+        throw storage_error(storage_category::invalid_data,
+                            connection->where() + " answered a lock script with a non-integer reply; is the key \"" +
+                                lock_key + "\" written by something else?");
+    return reply->integer;
+}
+
+std::optional<lease> redis_lock_provider::do_try_lock(const lock_configuration& config, const std::string& owner) {
+    const timestamp now = clock().now();
+    const std::int64_t token = run(redis_script::acquire, config.name(), owner, config.lock_at_most_for());
+    if (token < 0) return std::nullopt;
+    std::optional<std::int64_t> fencing;
+    if (options_.fencing) fencing = token;
+    return lease{config.name(), owner, now, now + config.lock_at_most_for(), now + config.lock_at_least_for(), fencing};
+}
+
+void redis_lock_provider::do_unlock(const lease& held) {
+    // keep_until is on the client clock, so the remaining minimum hold is measured there and
+    // handed to Redis as a relative TTL; <= 0 deletes the key.
+    const auto remaining = held.keep_until - clock().now();
+    run(redis_script::unlock, held.name, held.owner, std::max(remaining, std::chrono::milliseconds{0}));
+}
+
+std::optional<lease> redis_lock_provider::do_extend(const lease& held, std::chrono::milliseconds at_most,
+                                                    std::chrono::milliseconds at_least) {
+    const timestamp now = clock().now();
+    if (run(redis_script::extend, held.name, held.owner, at_most) != 1) return std::nullopt;
+    lease extended = held;
+    extended.lock_until = now + at_most;
+    extended.keep_until = now + at_least;
+    return extended;
+}
+
+}  // namespace
+
+std::unique_ptr<lock_provider> make_redis_lock_provider(const redis_options& options, const shedlock::clock& clock) {
+    detail::validate_redis_options(options);
+    return std::make_unique<redis_lock_provider>(options, clock);
+}
+
+}  // namespace shedlock::providers

@@ -1,0 +1,100 @@
+#include "redis_scripts.hpp"
+
+#include "redis_errors.hpp"
+
+namespace shedlock::providers::detail {
+namespace {
+
+// SET NX PX writes nothing when the lock is held. On that path a GET raises WRONGTYPE for a
+// foreign non-string key, which SET NX would otherwise report as "held" forever. A fence key of
+// the wrong type undoes the SET, so a failed acquire never leaves a lock behind.
+constexpr std::string_view acquire_lua = R"lua(
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  redis.call('GET', KEYS[1])
+  return -1
+end
+if not KEYS[2] then return 0 end
+local token = redis.pcall('INCR', KEYS[2])
+if type(token) == 'table' and token.err then
+  redis.call('DEL', KEYS[1])
+  return token
+end
+return token
+)lua";
+
+// Only the owner's key is touched. A remaining lock_at_least_for shortens the TTL (never
+// lengthens it past the lease); none left deletes the key. The fence key is never deleted.
+constexpr std::string_view unlock_lua = R"lua(
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+local left = tonumber(ARGV[2])
+if left <= 0 then return redis.call('DEL', KEYS[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 or left < ttl then redis.call('PEXPIRE', KEYS[1], left) end
+return 1
+)lua";
+
+// A key that exists is live (Redis never returns an expired key), so "still owner" is enough.
+constexpr std::string_view extend_lua = R"lua(
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+)lua";
+
+const char* script_name(redis_script script) {
+    switch (script) {
+        case redis_script::acquire: return "the acquire script (EVALSHA)";
+        case redis_script::unlock: return "the unlock script (EVALSHA)";
+        case redis_script::extend: return "the extend script (EVALSHA)";
+    }
+    return "a script";
+}
+
+bool is_noscript(const redisReply& reply) {
+    return reply.type == REDIS_REPLY_ERROR && std::string_view(reply.str, reply.len).substr(0, 8) == "NOSCRIPT";
+}
+
+}  // namespace
+
+std::string_view script_source(redis_script script) {
+    switch (script) {
+        case redis_script::acquire: return acquire_lua;
+        case redis_script::unlock: return unlock_lua;
+        case redis_script::extend: return extend_lua;
+    }
+    return {};
+}
+
+std::string redis_scripts::load(redis_connection& connection, redis_script script) {
+    auto reply = connection.checked({"SCRIPT", "LOAD", script_source(script)}, "SCRIPT LOAD");
+    if (reply->type != REDIS_REPLY_STRING)
+        throw storage_error(storage_category::other, connection.where() + " answered SCRIPT LOAD without a SHA1");
+    return std::string(reply->str, reply->len);
+}
+
+const std::string& redis_scripts::sha_of(redis_connection& connection, redis_script script) {
+    const auto i = static_cast<std::size_t>(script);
+    if (known_[i].load(std::memory_order_acquire)) return sha_[i];
+    std::string sha = load(connection, script);
+    std::lock_guard guard(mutex_);
+    if (!known_[i].load(std::memory_order_relaxed)) {
+        sha_[i] = std::move(sha);
+        known_[i].store(true, std::memory_order_release);
+    }
+    return sha_[i];
+}
+
+reply_ptr redis_scripts::run(redis_connection& connection, redis_script script, const std::vector<std::string_view>& keys,
+                             const std::vector<std::string_view>& args) {
+    const std::string numkeys = std::to_string(keys.size());
+    std::vector<std::string_view> command{"EVALSHA", sha_of(connection, script), numkeys};
+    command.insert(command.end(), keys.begin(), keys.end());
+    command.insert(command.end(), args.begin(), args.end());
+    auto reply = connection.command(command, script_name(script));
+    if (is_noscript(*reply)) {
+        load(connection, script);  // same source, same SHA1: only the server forgot it
+        reply = connection.command(command, script_name(script));
+    }
+    if (reply->type == REDIS_REPLY_ERROR) throw reply_error({reply->str, reply->len}, script_name(script), connection.where());
+    return reply;
+}
+
+}  // namespace shedlock::providers::detail

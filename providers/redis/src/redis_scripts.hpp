@@ -1,0 +1,44 @@
+#pragma once
+// The three Lua scripts, loaded once per server and called by EVALSHA.
+
+#include "redis_connection.hpp"
+
+#include <array>
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shedlock::providers::detail {
+
+enum class redis_script {
+    acquire,  ///< KEYS lock [fence], ARGV token px -> fencing token, 0 without fence key, -1 when held
+    unlock,   ///< KEYS lock, ARGV token remaining_ms -> 1 when released/shortened, 0 when not ours
+    extend,   ///< KEYS lock, ARGV token px -> 1 when extended, 0 when not ours or gone
+};
+
+/// The Lua source of a script (for docs and the benchmark's raw floor).
+std::string_view script_source(redis_script script);
+
+/// SHA1s of the scripts, learned from SCRIPT LOAD on first use. A server that lost its script
+/// cache (restart, SCRIPT FLUSH) answers NOSCRIPT; the script is then loaded again on that
+/// connection and the call repeated once.
+///
+/// Thread safety: safe for concurrent use.
+class redis_scripts {
+public:
+    /// Runs `script`; throws the classified storage_error for an error reply.
+    reply_ptr run(redis_connection& connection, redis_script script, const std::vector<std::string_view>& keys,
+                  const std::vector<std::string_view>& args);
+
+private:
+    const std::string& sha_of(redis_connection& connection, redis_script script);
+    std::string load(redis_connection& connection, redis_script script);
+
+    std::mutex mutex_;
+    std::array<std::string, 3> sha_;
+    std::array<std::atomic<bool>, 3> known_{};
+};
+
+}  // namespace shedlock::providers::detail

@@ -1,0 +1,29 @@
+// The conformance suite against the test redis-server ($SHEDLOCK_TEST_REDIS_URI). TTLs run on the
+// server's clock, so the suite waits real (short) time instead of moving the injected clock.
+#include "redis_test_support.hpp"
+
+#include <conformance.hpp>
+
+namespace shedlock::conformance {
+namespace {
+
+class redis_backend final : public backend {
+public:
+    // One prefix per run, chosen in the parent: forked children share the parent's keys.
+    redis_backend() : options_(test::redis_test_options()) { options_.prefix = test::unique_prefix("conformance"); }
+
+    std::string name() const override { return "redis"; }
+    std::unique_ptr<lock_provider> make_provider(const shedlock::clock& clock) override {
+        return providers::make_redis_lock_provider(options_, clock);
+    }
+    bool honours_injected_clock() const override { return false; }
+
+private:
+    providers::redis_options options_;
+};
+
+}  // namespace
+
+std::unique_ptr<backend> make_backend() { return std::make_unique<redis_backend>(); }
+
+}  // namespace shedlock::conformance

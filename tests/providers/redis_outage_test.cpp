@@ -1,0 +1,108 @@
+// Outages of the shared test server: stopping and restarting the real redis-server, and an OOM
+// reply. These disturb every other test on the server, so this program runs alone (RUN_SERIAL).
+#include "redis_test_support.hpp"
+
+#include <shedlock/error.hpp>
+#include <shedlock/lock_handle.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <thread>
+
+using namespace shedlock;
+using namespace shedlock::providers;
+using shedlock::test::raw_redis;
+using std::chrono::milliseconds;
+
+namespace {
+
+void server_script(const std::string& command) {
+    const std::string line = "'" + test::required_env("SHEDLOCK_TEST_REDIS_SCRIPT") + "' " + command + " '" +
+                             test::required_env("SHEDLOCK_TEST_REDIS_DIR") + "' >/dev/null";
+    REQUIRE(std::system(line.c_str()) == 0);
+}
+
+/// Restarts the primary even when an assertion in between fails.
+struct halted_server {
+    halted_server() { server_script("halt"); }
+    ~halted_server() {
+        if (!resumed) server_script("resume");
+    }
+    void resume() {
+        server_script("resume");
+        resumed = true;
+    }
+    bool resumed = false;
+};
+
+/// The pool's reconnect backoff (docs/redis-provider.md): 250 ms after a failed connect.
+constexpr milliseconds detail_backoff() { return milliseconds{250}; }
+
+}  // namespace
+
+TEST_CASE("redis outage: storage_error while the server is down, recovery by itself", "[redis][outage]") {
+    auto options = test::redis_test_options();
+    options.prefix = test::unique_prefix("restart");
+    options.connect_timeout = milliseconds{500};
+    auto provider = make_redis_lock_provider(options);
+    REQUIRE(provider->try_lock({"before", milliseconds{60'000}}));  // pooled connections now exist
+
+    halted_server server;
+    for (int i = 0; i < 20; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        try {
+            (void)provider->try_lock({"during", milliseconds{60'000}});
+            FAIL("try_lock succeeded while redis-server was stopped");
+        } catch (const storage_error& e) {
+            CHECK(e.category() == storage_category::unavailable);
+            CHECK(std::string(e.what()).find(*options.password) == std::string::npos);
+        }
+        CHECK(std::chrono::steady_clock::now() - start < milliseconds{100});  // refused or backoff: no waiting
+        std::this_thread::sleep_for(milliseconds{20});
+    }
+    server.resume();
+
+    // No new provider, no manual reconnect: the pool replaces its dead connections. Calls may
+    // still fail fast until the reconnect backoff of the last failed connect has passed.
+    const auto resumed = std::chrono::steady_clock::now();
+    const auto deadline = resumed + milliseconds{3000};
+    std::optional<lock_handle> held;
+    int failures = 0;
+    while (!held && std::chrono::steady_clock::now() < deadline) {
+        try {
+            held = provider->try_lock({"after", milliseconds{60'000}});
+        } catch (const storage_error&) {
+            ++failures;
+            std::this_thread::sleep_for(milliseconds{50});
+        }
+    }
+    const auto recovery = std::chrono::steady_clock::now() - resumed;
+    INFO("failed calls after the restart: " << failures << ", recovered after "
+         << std::chrono::duration_cast<milliseconds>(recovery).count() << " ms");
+    REQUIRE(held);
+    CHECK(recovery < detail_backoff() + milliseconds{250});
+    held->unlock();  // scripts were reloaded on the fresh server (its script cache was empty)
+    CHECK(provider->try_lock({"after", milliseconds{60'000}}));
+}
+
+TEST_CASE("redis outage: an OOM reply is an unavailable error naming maxmemory", "[redis][outage]") {
+    auto options = test::redis_test_options();
+    options.prefix = test::unique_prefix("oom");
+    raw_redis redis(options);
+    auto provider = make_redis_lock_provider(options);
+    REQUIRE(provider->try_lock({"warm-up", milliseconds{60'000}}));  // scripts loaded before the limit
+    REQUIRE(redis.text({"CONFIG", "SET", "maxmemory", "1"}) == "OK");
+    std::optional<storage_error> failure;
+    try {
+        (void)provider->try_lock({"job", milliseconds{60'000}});
+    } catch (const storage_error& e) {
+        failure = e;
+    }
+    redis.text({"CONFIG", "SET", "maxmemory", "0"});
+    REQUIRE(failure);
+    CHECK(failure->category() == storage_category::unavailable);
+    CHECK(std::string(failure->what()).find("OOM") != std::string::npos);
+    CHECK(std::string(failure->what()).find("maxmemory") != std::string::npos);
+    CHECK(provider->try_lock({"job", milliseconds{60'000}}));
+}

@@ -1,0 +1,177 @@
+// Redis-specific behaviour on the real test server: keys and TTLs as Redis sees them, NOSCRIPT
+// reload, fencing counter, Java ShedLock compatible keys, list_locks.
+#include "redis_test_support.hpp"
+
+#include <shedlock/lock_handle.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+using namespace shedlock;
+using namespace shedlock::providers;
+using shedlock::test::raw_redis;
+using std::chrono::milliseconds;
+
+namespace {
+
+redis_options options_with_prefix(const std::string& base) {
+    auto options = test::redis_test_options();
+    options.prefix = test::unique_prefix(base);
+    return options;
+}
+
+}  // namespace
+
+TEST_CASE("redis: keys hold the owner token and the fencing counter", "[redis]") {
+    auto options = options_with_prefix("keys");
+    options.env = "prod";
+    auto provider = make_redis_lock_provider(options);
+    raw_redis redis(options);
+    auto held = provider->try_lock({"report", milliseconds{5000}});
+    REQUIRE(held);
+    const std::string key = options.prefix + ":prod:{report}";
+    CHECK(redis.text({"GET", key}) == held->lease().owner);
+    CHECK(redis.text({"GET", key + ":fence"}) == std::to_string(*held->fencing_token()));
+    CHECK(redis.integer({"PTTL", key}) > 4500);
+}
+
+TEST_CASE("redis: NOSCRIPT after SCRIPT FLUSH mid-run reloads the scripts", "[redis]") {
+    auto options = options_with_prefix("noscript");
+    auto provider = make_redis_lock_provider(options);
+    raw_redis redis(options);
+    auto first = provider->try_lock({"job", milliseconds{5000}});
+    REQUIRE(first);
+    REQUIRE(redis.text({"SCRIPT", "FLUSH"}) == "OK");
+    first->unlock();  // unlock script: NOSCRIPT -> SCRIPT LOAD -> EVALSHA again
+    CHECK(redis.text({"EXISTS", options.prefix + ":{job}"}) == "0");
+    REQUIRE(redis.text({"SCRIPT", "FLUSH"}) == "OK");
+    auto second = provider->try_lock({"job", milliseconds{5000}});  // acquire script reloaded too
+    REQUIRE(second);
+    CHECK(*second->fencing_token() == *first->fencing_token() + 1);
+    REQUIRE(redis.text({"SCRIPT", "FLUSH"}) == "OK");
+    CHECK(second->extend(milliseconds{5000}));
+}
+
+TEST_CASE("redis: an expired owner's unlock leaves the new owner's key and TTL intact", "[redis]") {
+    auto options = options_with_prefix("expired-owner");
+    auto provider = make_redis_lock_provider(options);
+    raw_redis redis(options);
+    const std::string key = options.prefix + ":{job}";
+    auto a = provider->try_lock({"job", milliseconds{150}});
+    REQUIRE(a);
+    std::this_thread::sleep_for(milliseconds{200});
+    auto b = provider->try_lock({"job", milliseconds{10'000}});
+    REQUIRE(b);
+    a->unlock();
+    CHECK(redis.text({"GET", key}) == b->lease().owner);
+    CHECK(redis.integer({"PTTL", key}) > 9000);
+    CHECK_FALSE(a->active());
+}
+
+TEST_CASE("redis: unlock with lock_at_least_for left sets PTTL to the remaining time", "[redis]") {
+    auto options = options_with_prefix("at-least");
+    auto provider = make_redis_lock_provider(options);
+    raw_redis redis(options);
+    auto held = provider->try_lock({"job", milliseconds{20'000}, milliseconds{2000}});
+    REQUIRE(held);
+    std::this_thread::sleep_for(milliseconds{300});
+    held->unlock();
+    const auto pttl = redis.integer({"PTTL", options.prefix + ":{job}"});
+    CHECK(pttl <= 1700);  // 2000 - 300 ms already held
+    CHECK(pttl > 1400);
+}
+
+TEST_CASE("redis: the fencing counter survives unlock and expiry", "[redis]") {
+    auto options = options_with_prefix("fence");
+    auto provider = make_redis_lock_provider(options);
+    raw_redis redis(options);
+    const std::string fence = options.prefix + ":{job}:fence";
+    auto first = provider->try_lock({"job", milliseconds{150}});
+    REQUIRE(first);
+    CHECK(*first->fencing_token() == 1);
+    first->unlock();  // deletes the lock key, never the fence key
+    CHECK(redis.text({"GET", fence}) == "1");
+    auto second = provider->try_lock({"job", milliseconds{150}});
+    REQUIRE(second);
+    CHECK(*second->fencing_token() == 2);
+    std::this_thread::sleep_for(milliseconds{200});  // expires without unlock
+    CHECK(redis.text({"EXISTS", options.prefix + ":{job}"}) == "0");
+    auto third = provider->try_lock({"job", milliseconds{150}});
+    REQUIRE(third);
+    CHECK(*third->fencing_token() == 3);
+    CHECK(redis.integer({"TTL", fence}) == -1);  // the counter itself never expires
+}
+
+TEST_CASE("redis: list_locks reports owner, expiry and fencing token; free locks stay listed", "[redis]") {
+    auto options = options_with_prefix("list");
+    auto provider = make_redis_lock_provider(options);
+    auto held = provider->try_lock({"held", milliseconds{30'000}});
+    auto freed = provider->try_lock({"freed", milliseconds{30'000}});
+    REQUIRE(held);
+    REQUIRE(freed);
+    freed->unlock();
+    const auto records = provider->list_locks();
+    REQUIRE(records.size() == 2);
+    for (const auto& r : records) {
+        if (r.name == "held") {
+            CHECK(r.locked_by == held->lease().owner);
+            CHECK(r.lock_until > system_clock::instance().now() + milliseconds{29'000});
+            CHECK(r.fencing_token == held->fencing_token());
+        } else {
+            CHECK(r.name == "freed");
+            CHECK(r.locked_by.empty());
+            CHECK(r.lock_until <= system_clock::instance().now() + milliseconds{1000});
+            CHECK(r.fencing_token == std::optional<std::int64_t>{1});
+        }
+    }
+}
+
+TEST_CASE("redis: env separates environments on one server", "[redis]") {
+    auto prod = options_with_prefix("env");
+    prod.env = "prod";
+    auto staging = prod;
+    staging.env = "staging";
+    auto a = make_redis_lock_provider(prod);
+    auto b = make_redis_lock_provider(staging);
+    auto in_prod = a->try_lock({"job", milliseconds{5000}});
+    auto in_staging = b->try_lock({"job", milliseconds{5000}});
+    CHECK(in_prod);
+    CHECK(in_staging);
+    CHECK(a->list_locks().size() == 1);
+}
+
+TEST_CASE("redis: java_compat uses Java ShedLock's job-lock:<env>:<name> keys", "[redis]") {
+    auto options = test::redis_test_options();
+    options.java_compat = true;
+    raw_redis redis(options);
+    SECTION("with the fence key") {
+        options.env = test::unique_prefix("java-fenced");
+        const std::string key = "job-lock:" + options.env + ":report";
+        auto provider = make_redis_lock_provider(options);
+        auto held = provider->try_lock({"report", milliseconds{5000}});
+        REQUIRE(held);
+        CHECK(redis.text({"GET", key}) == held->lease().owner);
+        CHECK(redis.text({"GET", key + ":fence"}) == "1");
+        // A Java instance's SET NX on the same key fails while we hold it.
+        CHECK(redis.text({"SET", key, "ADDED:2024-06-01T00:00:00Z@java-host", "NX", "PX", "5000"}) == "(nil)");
+        held->unlock();
+        CHECK(redis.text({"EXISTS", key}) == "0");
+        CHECK(provider->list_locks().size() == 1);
+    }
+    SECTION("without fencing") {
+        options.env = test::unique_prefix("java-plain");
+        const std::string key = "job-lock:" + options.env + ":report";
+        options.fencing = false;
+        auto provider = make_redis_lock_provider(options);
+        CHECK_FALSE(provider->supports_fencing());
+        auto held = provider->try_lock({"report", milliseconds{5000}});
+        REQUIRE(held);
+        CHECK_FALSE(held->fencing_token());
+        CHECK(redis.text({"EXISTS", key + ":fence"}) == "0");
+        held->unlock();
+        // A lock taken by a Java instance blocks us too.
+        REQUIRE(redis.text({"SET", key, "ADDED:2024-06-01T00:00:00Z@java-host", "NX", "PX", "5000"}) == "OK");
+        CHECK_FALSE(provider->try_lock({"report", milliseconds{5000}}));
+    }
+}
