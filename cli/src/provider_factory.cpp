@@ -4,6 +4,9 @@
 #include <shedlock/provider_uri.hpp>
 #include <shedlock/providers/memory_lock_provider.hpp>
 #include <shedlock/providers/sqlite_lock_provider.hpp>
+#ifdef SHEDLOCK_CLI_WITH_REDIS
+#include <shedlock/providers/redis_lock_provider.hpp>
+#endif
 
 namespace shedlock::cli {
 namespace {
@@ -36,7 +39,13 @@ providers::sqlite_options sqlite_from_uri(const provider_uri& uri) {
 
 }  // namespace
 
-std::string supported_schemes() { return "memory:, sqlite:"; }
+std::string supported_schemes() {
+    std::string schemes = "memory:, sqlite:";
+#ifdef SHEDLOCK_CLI_WITH_REDIS
+    schemes += ", redis://";
+#endif
+    return schemes;
+}
 
 opened_provider open_provider(const std::string& text, const open_options& options) {
     const provider_uri uri = parse_provider_uri(text);
@@ -56,12 +65,18 @@ opened_provider open_provider(const std::string& text, const open_options& optio
         opened.provider = std::move(provider);
         return opened;
     }
+#ifdef SHEDLOCK_CLI_WITH_REDIS
+    if (uri.scheme == "redis") {
+        opened.provider = providers::make_redis_lock_provider(providers::redis_options_from_uri(uri));
+        return opened;
+    }
+#endif
     unsupported(uri);
 }
 
 std::string schema_for(const std::string& text) {
     const provider_uri uri = parse_provider_uri(text);
-    if (uri.scheme == "memory") return "";
+    if (uri.scheme == "memory" || uri.scheme == "redis") return "";
     if (uri.scheme == "sqlite") return providers::make_sqlite_dialect()->schema_sql(providers::sql::table_name(sqlite_from_uri(uri).table));
     unsupported(uri);
 }

@@ -26,14 +26,6 @@ std::set<std::string> scan_names(redis_connection& connection, const redis_keys&
     return names;
 }
 
-timestamp server_now(redis_connection& connection) {
-    auto reply = connection.checked({"TIME"}, "TIME");
-    if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2)
-        throw storage_error(storage_category::other, connection.where() + " answered TIME with an unexpected reply");
-    const auto seconds = std::stoll(text_of(*reply->element[0]));
-    const auto micros = std::stoll(text_of(*reply->element[1]));
-    return timestamp{std::chrono::milliseconds{seconds * 1000 + micros / 1000}};
-}
 
 const redisReply& value_of(const reply_ptr& reply, const redis_connection& connection, const char* what) {
     if (reply->type == REDIS_REPLY_ERROR) throw reply_error(text_of(*reply), what, connection.where());
@@ -52,9 +44,18 @@ std::optional<std::int64_t> fence_of(const redisReply& reply, const std::string&
 
 }  // namespace
 
+timestamp redis_server_time(redis_connection& connection) {
+    auto reply = connection.checked({"TIME"}, "TIME");
+    if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2)
+        throw storage_error(storage_category::other, connection.where() + " answered TIME with an unexpected reply");
+    const auto seconds = std::stoll(text_of(*reply->element[0]));
+    const auto micros = std::stoll(text_of(*reply->element[1]));
+    return timestamp{std::chrono::milliseconds{seconds * 1000 + micros / 1000}};
+}
+
 std::vector<lock_record> list_redis_locks(redis_connection& connection, const redis_keys& keys) {
     const auto names = scan_names(connection, keys);
-    const timestamp now = server_now(connection);
+    const timestamp now = redis_server_time(connection);
     std::vector<std::string> key_text;  // owns the keys the pipeline's views point at
     key_text.reserve(names.size() * 2);
     std::vector<std::vector<std::string_view>> commands;

@@ -17,4 +17,7 @@ namespace shedlock::providers::detail {
 /// change while SCAN runs.
 std::vector<lock_record> list_redis_locks(redis_connection& connection, const redis_keys& keys);
 
+/// The server's clock (TIME), millisecond precision.
+timestamp redis_server_time(redis_connection& connection);
+
 }  // namespace shedlock::providers::detail

@@ -22,6 +22,17 @@ public:
         auto connection = pool_.borrow();
         return detail::list_redis_locks(*connection, keys_);
     }
+    std::optional<timestamp> server_time() override {
+        auto connection = pool_.borrow();
+        return detail::redis_server_time(*connection);
+    }
+    void delete_records(const std::vector<std::string>& names) override {
+        auto connection = pool_.borrow();
+        for (const auto& name : names) {
+            const std::string lock_key = keys_.lock_key(name), fence_key = keys_.fence_key(name);
+            connection->checked({"DEL", lock_key, fence_key}, "DEL");
+        }
+    }
 
 private:
     std::optional<lease> do_try_lock(const lock_configuration& config, const std::string& owner) override;
