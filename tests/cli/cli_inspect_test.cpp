@@ -1,0 +1,84 @@
+// End-to-end: locks, schema, doctor and bench as an operator drives them.
+#include "cli_process.hpp"
+
+#include "../providers/test_env.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+
+#include <cstdlib>
+
+using namespace shedlock::test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+/// Every backend of the test environment: SQLite always, servers when their URI is exported.
+std::vector<std::string> backend_uris() {
+    std::vector<std::string> uris{"sqlite:" + scratch_dir() + "/inspect.db?create_schema=true"};
+    for (const char* var : {"SHEDLOCK_TEST_POSTGRES_URI", "SHEDLOCK_TEST_MYSQL_URI", "SHEDLOCK_TEST_REDIS_URI"})
+        if (const char* uri = std::getenv(var)) uris.emplace_back(uri);
+    return uris;
+}
+
+}  // namespace
+
+TEST_CASE("cli locks: lists holder and token, JSON for scripts, release needs --force", "[cli]") {
+    const std::string uri = "sqlite:" + scratch_dir() + "/locks.db";
+    REQUIRE(run_cli({"schema", "apply", "-p", uri}).status == 0);
+    const pid_t holder = start_cli({"run", "-p", uri, "-n", "held-job", "--at-most", "PT1M", "--", "sleep", "30"});
+    auto json = run_cli({"locks", "-p", uri, "--json"});
+    for (int i = 0; i < 100 && json.out.find("\"held\": true") == std::string::npos; ++i)
+        json = run_cli({"locks", "-p", uri, "--json"});
+    CHECK(json.status == 0);
+    CHECK_THAT(json.out, Contains("\"name\": \"held-job\"") && Contains("\"held\": true") && Contains("\"fencing_token\": 1"));
+    auto table = run_cli({"locks", "-p", uri, "--stuck-after", "10s"});
+    CHECK_THAT(table.out, Contains("NAME") && Contains("held-job") && Contains("stuck?"));
+    CHECK(run_cli({"locks", "release", "held-job", "-p", uri}).status == 64);  // no --force
+    auto released = run_cli({"locks", "release", "held-job", "-p", uri, "--force", "--yes"});
+    CHECK(released.status == 0);
+    CHECK_THAT(released.out, Contains("released"));
+    CHECK(run_cli({"run", "-p", uri, "-n", "held-job", "--at-most", "PT1M", "--", "true"}).status == 0);
+    ::kill(holder, SIGTERM);
+    wait_cli(holder);
+}
+
+TEST_CASE("cli schema print: DDL per dialect without connecting", "[cli]") {
+    auto sqlite = run_cli({"schema", "print", "-p", "sqlite:x.db?table=ops_locks"});
+    CHECK(sqlite.status == 0);
+    CHECK_THAT(sqlite.out, Contains("CREATE TABLE IF NOT EXISTS ops_locks") && Contains("fencing_token"));
+    CHECK(run_cli({"schema", "print", "-p", "sqlite:x.db?table=bad;name"}).status == 78);
+}
+
+TEST_CASE("cli doctor: every backend passes, the report names each check", "[cli]") {
+    for (const auto& uri : backend_uris()) {
+        auto r = run_cli({"doctor", "-p", uri});
+        INFO(uri << "\n" << r.out << r.err);
+        CHECK(r.status == 0);
+        CHECK_THAT(r.out, Contains("ok    connect") && Contains("permissions") && Contains("clock"));
+        CHECK_THAT(r.out + r.err, !Contains("hunter2"));
+    }
+    auto down = run_cli({"doctor", "-p", "redis://:hunter2@127.0.0.1:9/0?connect_timeout=500ms"});
+    CHECK(down.status == 69);
+    CHECK_THAT(down.out + down.err, !Contains("hunter2"));
+}
+
+TEST_CASE("cli bench: one table row per provider, JSON and SVG, nothing left behind", "[cli]") {
+    std::vector<std::string> args{"bench", "--duration", "300ms", "--contenders", "3", "--json"};
+    const auto uris = backend_uris();
+    for (const auto& uri : uris) args.insert(args.end(), {"-p", uri});
+    const std::string svg = scratch_dir() + "/bench.svg";
+    args.insert(args.end(), {"--svg", svg});
+    auto r = run_cli(args);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    std::size_t rows = 0;
+    for (std::size_t pos = 0; (pos = r.out.find("\"provider\":", pos)) != std::string::npos; ++pos) ++rows;
+    CHECK(rows == uris.size());
+    CHECK_THAT(r.out, Contains("\"cycles_per_s\"") && Contains("\"fairness\"") && Contains("\"p99_us\""));
+    CHECK_THAT(read_file(svg), Contains("<svg") && Contains("<rect"));
+    auto table = run_cli({"bench", "--duration", "200ms", "-p", uris.front()});
+    CHECK_THAT(table.out, Contains("PROVIDER") && Contains("CYCLES/S") && Contains("FAIRNESS"));
+    for (const auto& uri : uris) CHECK_THAT(run_cli({"locks", "-p", uri}).out, !Contains("shedlock-bench:"));
+}
