@@ -15,7 +15,7 @@ user="$(id -un)"
 run_server() {
   "$server" --no-defaults --datadir="$dir/data" --port="$port" --bind-address=127.0.0.1 \
     --socket="$dir/mysqld.sock" --pid-file="$dir/mysqld.pid" --user="$user" --skip-name-resolve \
-    --max-connections=300 --log-error="$dir/server.log" >>"$dir/server.log" 2>&1 &
+    --max-connections=300 --log-error="$dir/server.log" </dev/null >>"$dir/server.log" 2>&1 &
   echo $! >"$dir/pid"
   for _ in $(seq 1 150); do
     mariadb-admin --no-defaults --protocol=socket --socket="$dir/mysqld.sock" -u root ping >/dev/null 2>&1 && return 0

@@ -17,13 +17,18 @@ as_user=()
 run_server() {
   "${as_user[@]}" "$bindir/postgres" -D "$dir/data" -p "$port" -c listen_addresses=127.0.0.1 \
     -c unix_socket_directories="$dir" -c max_connections=200 -c fsync=on \
-    >>"$dir/server.log" 2>&1 &
-  echo $! >"$dir/pid"
+    </dev/null >>"$dir/server.log" 2>&1 &
+  local launcher=$!
   for _ in $(seq 1 100); do
-    "$bindir/pg_isready" -q -h 127.0.0.1 -p "$port" && return 0
+    if "$bindir/pg_isready" -q -h 127.0.0.1 -p "$port"; then
+      # The postmaster's own PID (runuser may stay in between, or not): what stop must signal.
+      head -1 "$dir/data/postmaster.pid" >"$dir/pid"
+      return 0
+    fi
+    kill -0 "$launcher" 2>/dev/null || break
     sleep 0.1
   done
-  echo "postgres.sh: server did not accept connections within 10 s; see $dir/server.log" >&2
+  echo "postgres.sh: server did not accept connections within 10 s (or exited); see $dir/server.log" >&2
   exit 1
 }
 
