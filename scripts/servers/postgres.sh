@@ -44,7 +44,11 @@ stop_server() {
 case "$cmd" in
   start)
     mkdir -p "$dir"
-    [ ${#as_user[@]} -gt 0 ] && chown postgres "$dir"
+    if [ ${#as_user[@]} -gt 0 ]; then
+      chown postgres "$dir"
+      # scripts/test.sh makes its servers dir with mktemp -d (mode 700): let `postgres` through.
+      chmod a+x "$(dirname "$dir")"
+    fi
     printf 'shedlock-test-pw' >"$dir/pwfile"
     [ ${#as_user[@]} -gt 0 ] && chown postgres "$dir/pwfile"
     "${as_user[@]}" "$bindir/initdb" -D "$dir/data" -U shedlock --pwfile="$dir/pwfile" -A scram-sha-256 \
