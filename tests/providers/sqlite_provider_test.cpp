@@ -111,3 +111,30 @@ TEST_CASE("the database file uses WAL and reports the server clock", "[sqlite]")
     CHECK(std::chrono::abs(offset) < std::chrono::seconds{2});
     CHECK(provider->schema_sql().find("CREATE TABLE IF NOT EXISTS shedlock") == 0);
 }
+
+TEST_CASE("sqlite URIs: path, every key, and errors that name the key", "[sqlite][uri]") {
+    auto o = sqlite_options::from_uri(parse_provider_uri(
+        "sqlite:data/locks.db?table=ops.locks&use_db_time=true&pool_size=2&create_schema=1&busy_timeout=250ms"
+        "&durability=full"));
+    CHECK(o.path == "data/locks.db");
+    CHECK(o.table == "ops.locks");
+    CHECK(o.use_db_time);
+    CHECK(o.pool_size == 2);
+    CHECK(o.create_schema_if_missing);
+    CHECK(o.busy_timeout == milliseconds{250});
+    CHECK(o.durability == sqlite_durability::full);
+    CHECK(sqlite_options::from_uri(parse_provider_uri("sqlite:///var/lib/locks.db")).path == "/var/lib/locks.db");
+    CHECK(sqlite_options::from_uri(parse_provider_uri("sqlite:x.db")).durability == sqlite_durability::normal);
+
+    CHECK_THROWS_WITH(sqlite_options::from_uri(parse_provider_uri("sqlite:x.db?tabel=t")), Contains("unknown option \"tabel\""));
+    CHECK_THROWS_WITH(sqlite_options::from_uri(parse_provider_uri("sqlite:x.db?durability=fast")), Contains("durability=fast"));
+    CHECK_THROWS_WITH(sqlite_options::from_uri(parse_provider_uri("sqlite:x.db?table=x;y")), Contains("\"x;y\" is not a plain identifier"));
+    CHECK_THROWS_WITH(sqlite_options::from_uri(parse_provider_uri("sqlite:")), Contains("names no database file"));
+    CHECK_THROWS_WITH(sqlite_options::from_uri(parse_provider_uri("redis://h/0")), Contains("accepts sqlite:"));
+}
+
+TEST_CASE("a provider made from a sqlite URI locks", "[sqlite][uri]") {
+    auto o = sqlite_options::from_uri(parse_provider_uri("sqlite:" + test::scratch_dir() + "/uri.db?create_schema=true"));
+    auto provider = make_sqlite_lock_provider(o);
+    CHECK(provider->try_lock({"from-uri", milliseconds{1000}}));
+}

@@ -45,13 +45,21 @@ std::unique_ptr<sql_connection> connection_pool::acquire() {
 }
 
 void connection_pool::release(std::unique_ptr<sql_connection> connection, bool broken) {
+    std::vector<std::unique_ptr<sql_connection>> stale;
     {
         std::lock_guard lock(mutex_);
-        if (broken) --open_;
-        else idle_.push_back(std::move(connection));
+        if (broken) {
+            // A broken connection usually means the server went away or restarted: the idle
+            // ones are stale too, so drop them now instead of failing one call per connection.
+            --open_;
+            open_ -= idle_.size();
+            stale.swap(idle_);
+        } else {
+            idle_.push_back(std::move(connection));
+        }
     }
-    available_.notify_one();
-    // A broken connection is destroyed here, outside the mutex.
+    available_.notify_all();
+    // Broken and stale connections are destroyed here, outside the mutex.
 }
 
 }  // namespace shedlock::providers::sql

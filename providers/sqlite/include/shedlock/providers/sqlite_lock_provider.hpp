@@ -2,6 +2,7 @@
 /// \file
 /// Locks in an SQLite file shared by the threads and processes of one host.
 
+#include <shedlock/provider_uri.hpp>
 #include <shedlock/providers/sql/sql_lock_provider.hpp>
 
 #include <chrono>
@@ -21,6 +22,11 @@ struct sqlite_options : sql::sql_lock_options {
     /// Give up and report storage_error(busy) after waiting this long for the write lock.
     std::chrono::milliseconds busy_timeout = std::chrono::seconds{5};
     sqlite_durability durability = sqlite_durability::normal;
+
+    /// Reads `sqlite:path/to/locks.db?table=..&use_db_time=..&pool_size=..&create_schema=..
+    /// &busy_timeout=..&durability=normal|full` (`sqlite:///abs/path` for an absolute path).
+    /// Unknown keys, bad values and an empty path are configuration_errors naming them.
+    static sqlite_options from_uri(const provider_uri& uri);
 };
 
 /// The SQLite dialect: one `INSERT ... ON CONFLICT DO UPDATE ... WHERE expired RETURNING`

@@ -18,8 +18,10 @@ using connection_factory = std::function<std::unique_ptr<sql_connection>()>;
 /// Lends connections to one thread at a time; creates them lazily up to `size`.
 ///
 /// `run(fn)` borrows a connection, calls fn(conn), and returns it. When fn throws
-/// storage_error with category `unavailable`, the connection is discarded, so the next call
-/// connects afresh: a restarted server is picked up without any action by the caller.
+/// storage_error with category `unavailable`, the connection is discarded together with every
+/// idle one (they share the server that just failed), so the next call connects afresh: a
+/// restarted server is picked up without any action by the caller (one failed call per
+/// connection that was in use when the server went away).
 ///
 /// Thread safety: safe for concurrent use.
 class connection_pool {

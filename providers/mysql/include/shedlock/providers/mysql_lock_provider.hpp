@@ -1,0 +1,52 @@
+#pragma once
+/// \file
+/// Locks in a MySQL or MariaDB table shared by every instance that reaches the server.
+
+#include <shedlock/provider_uri.hpp>
+#include <shedlock/providers/sql/sql_lock_provider.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace shedlock::providers {
+
+/// Where the server is and how the provider talks to it, plus the common SQL options
+/// (table, use_db_time, pool_size, create_schema_if_missing).
+struct mysql_options : sql::sql_lock_options {
+    std::string host = "127.0.0.1";
+    std::uint16_t port = 3306;
+    std::string database = "shedlock";
+    std::string user = "root";
+    std::optional<std::string> password;  ///< never shown in any message
+    /// The connector counts whole seconds (rounded up).
+    std::chrono::milliseconds connect_timeout = std::chrono::seconds{5};
+    /// MariaDB `max_statement_time` of every session, and the client's read/write timeout
+    /// (rounded up to whole seconds, plus one), so a hung server cannot block a caller forever.
+    std::chrono::milliseconds statement_timeout = std::chrono::seconds{5};
+
+    /// Reads `mysql://user:pw@host:port/db?table=..&use_db_time=..&pool_size=..&connect_timeout=..
+    /// &statement_timeout=..&create_schema=..` (scheme `mariadb:` too). Unknown keys and bad values
+    /// are configuration_errors naming the key; the password is never shown.
+    static mysql_options from_uri(const provider_uri& uri);
+    /// The same connection as a URI with the password replaced by `***` (for messages).
+    std::string redacted_uri() const;
+};
+
+/// The MySQL/MariaDB dialect: acquire is one `INSERT ... ON DUPLICATE KEY UPDATE col =
+/// IF(lock_until <= now, new, col)` judged by affected rows (new row 1, taken over 2, held 0;
+/// the connection never sets CLIENT_FOUND_ROWS, which would report a held row as 1), with
+/// `lock_until` assigned last and the fencing token carried back by LAST_INSERT_ID(expr).
+/// Times are `DATETIME(3)` in UTC (session time_zone '+00:00').
+std::unique_ptr<sql::sql_dialect> make_mysql_dialect();
+
+/// Connects (lazily growing a pool up to `pool_size`) and checks the lock table.
+/// Throws storage_error: `unavailable` (server unreachable within connect_timeout),
+/// `access_denied` (wrong user or password), `missing_schema` (the message holds the DDL).
+/// Messages show the server as a URI without the password.
+std::unique_ptr<sql::sql_lock_provider> make_mysql_lock_provider(const mysql_options& options,
+                                                                 const shedlock::clock& clock = system_clock::instance());
+
+}  // namespace shedlock::providers

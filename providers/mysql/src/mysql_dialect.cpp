@@ -1,0 +1,73 @@
+#include <shedlock/providers/mysql_lock_provider.hpp>
+
+namespace shedlock::providers {
+namespace {
+
+using sql::slot;
+using sql::statement;
+using sql::statement_options;
+using sql::table_name;
+
+// UTC_TIMESTAMP(3) is fixed for the whole statement, so every "now" in one statement agrees.
+constexpr const char* server_now = "UTC_TIMESTAMP(3)";
+constexpr const char* server_now_plus = "DATE_ADD(UTC_TIMESTAMP(3), INTERVAL ? * 1000 MICROSECOND)";
+
+/// `column = IF(<expired>, VALUES(column) or expr, column)`.
+std::string take_over(const std::string& column, const std::string& value) {
+    return column + " = IF(lock_until <= VALUES(locked_at), " + value + ", " + column + ")";
+}
+
+class mysql_dialect final : public sql::sql_dialect {
+public:
+    std::string name() const override { return "MySQL/MariaDB"; }
+
+    // DATETIME(3), not TIMESTAMP: TIMESTAMP ends in 2038 and converts through the session time_zone.
+    std::string schema_sql(const table_name& t) const override {
+        return "CREATE TABLE IF NOT EXISTS " + t.qualified() +
+               " (\n  name VARCHAR(64) NOT NULL PRIMARY KEY,\n  lock_until DATETIME(3) NOT NULL,\n"
+               "  locked_at DATETIME(3) NOT NULL,\n  locked_by VARCHAR(255) NOT NULL,\n"
+               "  fencing_token BIGINT NOT NULL DEFAULT 0\n);";
+    }
+
+    // Assignments see the columns as already updated by earlier ones, so lock_until (which the
+    // IF tests) must be assigned LAST; otherwise the owner columns would stay unchanged while the
+    // server still reports 2 affected rows. A held row changes nothing: 0 affected rows.
+    statement acquire(const table_name& t, const statement_options& o) const override {
+        std::string sql = "INSERT INTO " + t.qualified() + " (name, lock_until, locked_at, locked_by" +
+                          (o.fencing ? ", fencing_token" : "") + ") VALUES (?, " +
+                          (o.db_time ? server_now_plus : "?") + ", " + (o.db_time ? server_now : "?") + ", ?" +
+                          (o.fencing ? ", LAST_INSERT_ID(1)" : "") + ") ON DUPLICATE KEY UPDATE " +
+                          take_over("locked_by", "VALUES(locked_by)") + ", " +
+                          (o.fencing ? take_over("fencing_token", "LAST_INSERT_ID(fencing_token + 1)") + ", " : "") +
+                          take_over("locked_at", "VALUES(locked_at)") + ", " +
+                          take_over("lock_until", "VALUES(lock_until)");
+        if (o.db_time) return {sql, {slot::name, slot::at_most_ms, slot::owner}};
+        return {sql, {slot::name, slot::lock_until, slot::now, slot::owner}};
+    }
+    sql::acquire_result acquire_reports() const override { return sql::acquire_result::affected_rows; }
+
+    statement unlock(const table_name& t, const statement_options& o) const override {
+        return {"UPDATE " + t.qualified() + " SET lock_until = " + (o.db_time ? server_now_plus : "?") +
+                    " WHERE name = ? AND locked_by = ?",
+                {o.db_time ? slot::keep_for_ms : slot::unlock_until, slot::name, slot::owner}};
+    }
+
+    // Judged by rows MATCHED (the connection reports them for UPDATE): an extension that happens
+    // to write the same lock_until changes 0 rows but still succeeded.
+    statement extend(const table_name& t, const statement_options& o) const override {
+        if (o.db_time)
+            return {"UPDATE " + t.qualified() + " SET lock_until = " + server_now_plus +
+                        " WHERE name = ? AND locked_by = ? AND lock_until > " + server_now,
+                    {slot::at_most_ms, slot::name, slot::owner}};
+        return {"UPDATE " + t.qualified() + " SET lock_until = ? WHERE name = ? AND locked_by = ? AND lock_until > ?",
+                {slot::lock_until, slot::name, slot::owner, slot::now}};
+    }
+
+    std::string server_now_sql() const override { return std::string("SELECT ") + server_now; }
+};
+
+}  // namespace
+
+std::unique_ptr<sql::sql_dialect> make_mysql_dialect() { return std::make_unique<mysql_dialect>(); }
+
+}  // namespace shedlock::providers

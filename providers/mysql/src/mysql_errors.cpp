@@ -1,0 +1,54 @@
+#include "mysql_errors.hpp"
+
+#include <shedlock/error.hpp>
+
+namespace shedlock::providers::detail {
+namespace {
+
+storage_category category_of(unsigned code) {
+    switch (code) {
+        case 1044:  // ER_DBACCESS_DENIED_ERROR
+        case 1045:  // ER_ACCESS_DENIED_ERROR
+        case 1142:  // ER_TABLEACCESS_DENIED_ERROR
+        case 1143:  // ER_COLUMNACCESS_DENIED_ERROR
+            return storage_category::access_denied;
+        case 1146:  // ER_NO_SUCH_TABLE
+        case 1054:  // ER_BAD_FIELD_ERROR
+            return storage_category::missing_schema;
+        case 1205:  // ER_LOCK_WAIT_TIMEOUT
+        case 1213:  // ER_LOCK_DEADLOCK
+        case 1969:  // ER_STATEMENT_TIMEOUT (MariaDB)
+        case 3024:  // ER_QUERY_TIMEOUT (MySQL)
+        case 1040:  // ER_CON_COUNT_ERROR
+            return storage_category::busy;
+        case 1053:  // ER_SERVER_SHUTDOWN
+        case 1927:  // ER_CONNECTION_KILLED
+        case 4031:  // ER_CLIENT_INTERACTION_TIMEOUT
+            return storage_category::unavailable;
+        default: break;
+    }
+    if (code >= 2000 && code < 3000) return storage_category::unavailable;  // client errors (CR_*)
+    return storage_category::other;
+}
+
+std::string hint(storage_category category) {
+    switch (category) {
+        case storage_category::access_denied: return "; check the user, password and grants";
+        case storage_category::unavailable: return "; is the server running and reachable?";
+        default: return "";
+    }
+}
+
+}  // namespace
+
+void throw_mysql_error(unsigned code, const std::string& message, const mysql_error_context& context) {
+    std::string text = message;
+    if (context.password && !context.password->empty())
+        for (auto at = text.find(*context.password); at != std::string::npos; at = text.find(*context.password, at))
+            text.replace(at, context.password->size(), "***");
+    const auto category = category_of(code);
+    throw storage_error(category, "MySQL/MariaDB " + context.shown + ": " + text + " [error " + std::to_string(code) +
+                                      "]" + hint(category));
+}
+
+}  // namespace shedlock::providers::detail

@@ -1,0 +1,87 @@
+#include "mysql_statement.hpp"
+
+#include <shedlock/error.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+
+namespace shedlock::providers::detail {
+
+mysql_statement::mysql_statement(MYSQL* db, const std::string& sql, const mysql_error_context& context)
+    : db_(db), stmt_(mysql_stmt_init(db)), context_(context) {
+    if (!stmt_) throw_mysql_error(db_, context_);
+    if (mysql_stmt_prepare(stmt_, sql.c_str(), sql.size()) != 0) {
+        const unsigned code = mysql_stmt_errno(stmt_);
+        const std::string message = mysql_stmt_error(stmt_);
+        mysql_stmt_close(stmt_);
+        throw_mysql_error(code, message, context_);
+    }
+}
+
+mysql_statement::~mysql_statement() { mysql_stmt_close(stmt_); }
+
+sql::sql_result mysql_statement::execute(const std::vector<sql::sql_param>& params) {
+    std::vector<MYSQL_BIND> binds(params.size());
+    std::vector<unsigned long> lengths(params.size());
+    std::vector<long long> numbers(params.size());
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        std::memset(&binds[i], 0, sizeof(MYSQL_BIND));
+        if (const auto* n = std::get_if<std::int64_t>(&params[i])) {
+            numbers[i] = *n;
+            binds[i].buffer_type = MYSQL_TYPE_LONGLONG;
+            binds[i].buffer = &numbers[i];
+        } else {
+            const auto& text = std::get<std::string>(params[i]);
+            lengths[i] = text.size();
+            binds[i].buffer_type = MYSQL_TYPE_STRING;
+            binds[i].buffer = const_cast<char*>(text.data());  // read-only use by the connector
+            binds[i].buffer_length = text.size();
+            binds[i].length = &lengths[i];
+        }
+    }
+    if (mysql_stmt_bind_param(stmt_, binds.data()) != 0 || mysql_stmt_execute(stmt_) != 0)
+        throw_mysql_error(stmt_, context_);
+    sql::sql_result result;
+    fetch_rows(result);
+    result.affected_rows = rows_matched_or(db_, static_cast<std::int64_t>(mysql_stmt_affected_rows(stmt_)));
+    result.last_insert_id = static_cast<std::int64_t>(mysql_stmt_insert_id(stmt_));
+    return result;
+}
+
+void mysql_statement::fetch_rows(sql::sql_result& result) {
+    MYSQL_RES* meta = mysql_stmt_result_metadata(stmt_);
+    if (!meta) return;  // not a SELECT
+    const unsigned columns = mysql_num_fields(meta);
+    mysql_free_result(meta);
+    constexpr std::size_t width = 1024;  // every column we read is at most VARCHAR(255)
+    std::vector<std::vector<char>> buffers(columns, std::vector<char>(width));
+    std::vector<unsigned long> lengths(columns);
+    std::vector<my_bool> nulls(columns);
+    std::vector<MYSQL_BIND> binds(columns);
+    for (unsigned i = 0; i < columns; ++i) {
+        std::memset(&binds[i], 0, sizeof(MYSQL_BIND));
+        binds[i].buffer_type = MYSQL_TYPE_STRING;
+        binds[i].buffer = buffers[i].data();
+        binds[i].buffer_length = width;
+        binds[i].length = &lengths[i];
+        binds[i].is_null = &nulls[i];
+    }
+    if (mysql_stmt_bind_result(stmt_, binds.data()) != 0 || mysql_stmt_store_result(stmt_) != 0)
+        throw_mysql_error(stmt_, context_);
+    while (mysql_stmt_fetch(stmt_) == 0) {
+        auto& row = result.rows.emplace_back();
+        for (unsigned i = 0; i < columns; ++i)
+            row.push_back(nulls[i] ? std::nullopt : std::optional<std::string>(std::string(buffers[i].data(), std::min<std::size_t>(lengths[i], width))));
+    }
+    mysql_stmt_free_result(stmt_);
+}
+
+std::int64_t rows_matched_or(MYSQL* db, std::int64_t affected) {
+    const char* info = mysql_info(db);
+    constexpr std::string_view prefix = "Rows matched: ";
+    if (!info || std::strncmp(info, prefix.data(), prefix.size()) != 0) return affected;
+    return std::strtoll(info + prefix.size(), nullptr, 10);
+}
+
+}  // namespace shedlock::providers::detail

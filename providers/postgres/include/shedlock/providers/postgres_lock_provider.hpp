@@ -1,0 +1,54 @@
+#pragma once
+/// \file
+/// Locks in a PostgreSQL table shared by every instance that reaches the server.
+
+#include <shedlock/provider_uri.hpp>
+#include <shedlock/providers/sql/sql_lock_provider.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace shedlock::providers {
+
+/// Where the server is and how the provider talks to it, plus the common SQL options
+/// (table, use_db_time, pool_size, create_schema_if_missing).
+struct postgres_options : sql::sql_lock_options {
+    std::string host = "127.0.0.1";
+    std::uint16_t port = 5432;
+    std::string database = "postgres";
+    std::string user = "postgres";
+    std::optional<std::string> password;  ///< never shown in any message
+    /// libpq counts whole seconds and treats anything below 2 s as 2 s.
+    std::chrono::milliseconds connect_timeout = std::chrono::seconds{5};
+    /// Server-side `statement_timeout` of every session (a blocked statement fails instead of hanging).
+    std::chrono::milliseconds statement_timeout = std::chrono::seconds{5};
+    /// Commit unlocks asynchronously (`synchronous_commit = off` for the unlock's own transaction):
+    /// one WAL flush per lock cycle instead of two. If the server crashes before the unlock
+    /// reaches disk, the lock merely stays held until its `lock_until`. Acquire and extend are
+    /// always synchronous.
+    bool async_unlock = true;
+
+    /// Reads `postgresql://user:pw@host:port/db?table=..&use_db_time=..&pool_size=..&connect_timeout=..
+    /// &statement_timeout=..&create_schema=..&async_unlock=..` (scheme `postgres:` too).
+    /// Unknown keys and bad values are configuration_errors naming the key; the password is never shown.
+    static postgres_options from_uri(const provider_uri& uri);
+    /// The same connection as a URI with the password replaced by `***` (for messages).
+    std::string redacted_uri() const;
+};
+
+/// The PostgreSQL dialect. Acquire is one statement that writes nothing when the lock is live
+/// (so a refused attempt costs no WAL flush): update-if-expired, else insert-if-absent with
+/// ON CONFLICT DO NOTHING, RETURNING the fencing token. Times are `TIMESTAMP(3)` in UTC.
+std::unique_ptr<sql::sql_dialect> make_postgres_dialect(bool async_unlock = true);
+
+/// Connects (lazily growing a pool up to `pool_size`) and checks the lock table.
+/// Throws storage_error: `unavailable` (server unreachable within connect_timeout),
+/// `access_denied` (wrong user or password), `missing_schema` (the message holds the DDL).
+/// Messages show the server as a URI without the password.
+std::unique_ptr<sql::sql_lock_provider> make_postgres_lock_provider(
+    const postgres_options& options, const shedlock::clock& clock = system_clock::instance());
+
+}  // namespace shedlock::providers

@@ -1,0 +1,125 @@
+#include "postgres_connection.hpp"
+
+#include <shedlock/error.hpp>
+
+#include <pqxx/except>
+#include <pqxx/nontransaction>
+#include <pqxx/prepared_statement>
+#include <pqxx/result>
+
+namespace shedlock::providers::detail {
+namespace {
+
+/// A conninfo value in single quotes, with ' and \ escaped (libpq's own quoting rules).
+std::string quoted(const std::string& value) {
+    std::string out = "'";
+    for (char c : value) {
+        if (c == '\'' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + "'";
+}
+
+std::string without(std::string message, const std::optional<std::string>& secret) {
+    if (!secret || secret->empty()) return message;
+    for (auto at = message.find(*secret); at != std::string::npos; at = message.find(*secret, at))
+        message.replace(at, secret->size(), "***");
+    return message;
+}
+
+storage_category category_of_state(const std::string& state) {
+    if (state == "42P01" || state == "42703" || state == "3F000") return storage_category::missing_schema;
+    if (state.rfind("28", 0) == 0 || state == "42501") return storage_category::access_denied;
+    if (state.rfind("08", 0) == 0 || state.rfind("57P", 0) == 0) return storage_category::unavailable;
+    if (state == "57014" || state.rfind("40", 0) == 0 || state.rfind("55P", 0) == 0) return storage_category::busy;
+    return storage_category::other;
+}
+
+storage_category category_of_connect_failure(const std::string& message) {
+    if (message.find("authentication failed") != std::string::npos ||
+        message.find("no password supplied") != std::string::npos ||
+        message.find("no pg_hba.conf entry") != std::string::npos)
+        return storage_category::access_denied;
+    if (message.find("does not exist") != std::string::npos) return storage_category::other;
+    return storage_category::unavailable;
+}
+
+}  // namespace
+
+std::string postgres_conninfo(const postgres_options& o) {
+    const auto seconds = std::chrono::ceil<std::chrono::seconds>(o.connect_timeout).count();
+    std::string info = "host=" + quoted(o.host) + " port=" + std::to_string(o.port) + " dbname=" + quoted(o.database) +
+                       " user=" + quoted(o.user) + " connect_timeout=" + std::to_string(seconds < 1 ? 1 : seconds) +
+                       " application_name='shedlock-cpp'" + " options=" +
+                       quoted("-c DateStyle=ISO -c statement_timeout=" + std::to_string(o.statement_timeout.count()));
+    if (o.password) info += " password=" + quoted(*o.password);
+    return info;
+}
+
+void throw_postgres_error(const std::exception& e, const std::string& shown,
+                          const std::optional<std::string>& password) {
+    std::string message = without(e.what(), password);
+    while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+    const std::string prefix = "PostgreSQL " + shown + ": ";
+    if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&e)) {
+        const auto category = category_of_state(sql->sqlstate());
+        throw storage_error(category, prefix + message + (sql->sqlstate().empty() ? "" : " [SQLSTATE " + sql->sqlstate() + "]"));
+    }
+    if (dynamic_cast<const pqxx::broken_connection*>(&e)) {
+        const auto category = category_of_connect_failure(message);
+        std::string hint;
+        if (category == storage_category::access_denied) hint = "; check the user and password";
+        if (category == storage_category::unavailable) hint = "; is the server running and reachable?";
+        throw storage_error(category, prefix + message + hint);
+    }
+    if (dynamic_cast<const pqxx::in_doubt_error*>(&e) || dynamic_cast<const pqxx::failure*>(&e))
+        throw storage_error(storage_category::unavailable, prefix + message);
+    throw storage_error(storage_category::other, prefix + message);
+}
+
+postgres_connection::postgres_connection(const postgres_options& options)
+    : shown_(options.redacted_uri()), password_(options.password) {
+    try {
+        connection_ = std::make_unique<pqxx::connection>(postgres_conninfo(options));
+    } catch (const std::exception& e) {
+        throw_postgres_error(e, shown_, password_);
+    }
+}
+
+const std::string& postgres_connection::prepared_name(const std::string& sql) {
+    auto it = prepared_.find(sql);
+    if (it == prepared_.end()) {
+        const std::string name = "shedlock_" + std::to_string(prepared_.size());
+        connection_->prepare(name, sql);  // registered here, sent to the server on first use
+        it = prepared_.emplace(sql, name).first;
+    }
+    return it->second;
+}
+
+sql::sql_result postgres_connection::execute(const std::string& sql, const std::vector<sql::sql_param>& params) {
+    try {
+        std::vector<std::string> values;
+        values.reserve(params.size());
+        for (const auto& p : params)
+            values.push_back(std::holds_alternative<std::int64_t>(p) ? std::to_string(std::get<std::int64_t>(p))
+                                                                     : std::get<std::string>(p));
+        pqxx::nontransaction autocommit(*connection_);
+        // Parameterless statements (DDL, probes, listing) run unprepared: they run rarely.
+        const pqxx::result r = params.empty()
+                                   ? autocommit.exec(sql)
+                                   : autocommit.exec_prepared(prepared_name(sql), pqxx::prepare::make_dynamic_params(values));
+        sql::sql_result result;
+        result.affected_rows = r.affected_rows();
+        result.rows.reserve(r.size());
+        for (const auto& row : r) {
+            auto& out = result.rows.emplace_back();
+            for (const auto& field : row)
+                out.push_back(field.is_null() ? std::nullopt : std::optional<std::string>(field.c_str()));
+        }
+        return result;
+    } catch (const std::exception& e) {
+        throw_postgres_error(e, shown_, password_);
+    }
+}
+
+}  // namespace shedlock::providers::detail

@@ -1,0 +1,37 @@
+#pragma once
+// An sql_connection over one libpqxx connection (private: libpqxx stays out of public headers).
+
+#include <shedlock/providers/postgres_lock_provider.hpp>
+
+#include <pqxx/connection>
+
+#include <map>
+#include <memory>
+#include <string>
+
+namespace shedlock::providers::detail {
+
+/// The libpq connection string for `options` (values quoted; includes the password, so it is
+/// never shown anywhere). Sessions get DateStyle ISO and the statement timeout.
+std::string postgres_conninfo(const postgres_options& options);
+
+/// Maps a libpqxx/libpq failure to a storage_error whose message names the server as `shown`
+/// (a URI without password) and never contains `password`.
+[[noreturn]] void throw_postgres_error(const std::exception& e, const std::string& shown,
+                                       const std::optional<std::string>& password);
+
+class postgres_connection final : public sql::sql_connection {
+public:
+    explicit postgres_connection(const postgres_options& options);
+    sql::sql_result execute(const std::string& sql, const std::vector<sql::sql_param>& params) override;
+
+private:
+    const std::string& prepared_name(const std::string& sql);
+
+    std::string shown_;
+    std::optional<std::string> password_;
+    std::unique_ptr<pqxx::connection> connection_;
+    std::map<std::string, std::string, std::less<>> prepared_;  // sql text -> statement name
+};
+
+}  // namespace shedlock::providers::detail

@@ -1,0 +1,92 @@
+#include <shedlock/providers/postgres_lock_provider.hpp>
+
+namespace shedlock::providers {
+namespace {
+
+using sql::slot;
+using sql::statement;
+using sql::statement_options;
+using sql::table_name;
+
+// now() is fixed at the start of the statement's transaction (each statement is its own), so
+// every "now" in one statement agrees; truncated to ms so a stored TIMESTAMP(3) never rounds up.
+constexpr const char* server_now = "date_trunc('milliseconds', now() AT TIME ZONE 'UTC')";
+
+std::string server_now_plus(int param) {
+    return std::string("(") + server_now + " + $" + std::to_string(param) + "::bigint * interval '1 millisecond')";
+}
+
+std::string ts(int param) { return "$" + std::to_string(param) + "::timestamp(3)"; }
+
+class postgres_dialect final : public sql::sql_dialect {
+public:
+    explicit postgres_dialect(bool async_unlock) : async_unlock_(async_unlock) {}
+
+    std::string name() const override { return "PostgreSQL"; }
+
+    std::string schema_sql(const table_name& t) const override {
+        return "CREATE TABLE IF NOT EXISTS " + t.qualified() +
+               " (\n  name VARCHAR(64) NOT NULL PRIMARY KEY,\n  lock_until TIMESTAMP(3) NOT NULL,\n"
+               "  locked_at TIMESTAMP(3) NOT NULL,\n  locked_by VARCHAR(255) NOT NULL,\n"
+               "  fencing_token BIGINT NOT NULL DEFAULT 0\n);";
+    }
+
+    // ONE statement, but not INSERT ... ON CONFLICT DO UPDATE ... WHERE: that form locks (and so
+    // writes WAL for) the conflicting row even when its WHERE is false. Here a live lock makes
+    // the UPDATE match nothing and the INSERT hit ON CONFLICT DO NOTHING: no write, no xid, no
+    // WAL flush. Two racing takers: the second UPDATE re-checks the row the first committed and
+    // matches nothing; two racing inserters: the second's DO NOTHING waits and inserts nothing.
+    statement acquire(const table_name& t, const statement_options& o) const override {
+        const std::string now = o.db_time ? "n.t" : ts(3);
+        const std::string until = o.db_time ? "n.t + $2::bigint * interval '1 millisecond'" : ts(2);
+        const std::string token = o.fencing ? ", fencing_token" : "";
+        const std::string n = o.db_time ? std::string("n AS (SELECT ") + server_now + " AS t), " : "";
+        const std::string from_n = o.db_time ? " FROM n" : "";
+        const std::string owner = o.db_time ? "$3" : "$4";  // db time binds no client "now"
+
+        const std::string sql =
+            "WITH " + n + "taken AS (UPDATE " + t.qualified() + " SET lock_until = " + until + ", locked_at = " +
+            now + ", locked_by = " + owner + (o.fencing ? ", fencing_token = " + t.table() + ".fencing_token + 1" : "") +
+            from_n + " WHERE name = $1 AND lock_until <= " + now + " RETURNING locked_at, lock_until" + token +
+            "), created AS (INSERT INTO " + t.qualified() + " (name, lock_until, locked_at, locked_by" + token +
+            ") SELECT $1, " + until + ", " + now + ", " + owner + (o.fencing ? ", 1" : "") + from_n +
+            " WHERE NOT EXISTS (SELECT 1 FROM taken) ON CONFLICT (name) DO NOTHING RETURNING locked_at, lock_until" +
+            token + ") SELECT * FROM taken UNION ALL SELECT * FROM created";
+        if (o.db_time) return {sql, {slot::name, slot::at_most_ms, slot::owner}};
+        return {sql, {slot::name, slot::lock_until, slot::now, slot::owner}};
+    }
+
+    statement unlock(const table_name& t, const statement_options& o) const override {
+        // set_config(.., true) is local to the statement's own (implicit) transaction: the
+        // asynchronous commit costs no extra round trip and affects nothing else.
+        const std::string relaxed =
+            async_unlock_ ? " FROM (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed" : "";
+        const std::string until = o.db_time ? server_now_plus(1) : ts(1);
+        return {"UPDATE " + t.qualified() + " SET lock_until = " + until + relaxed +
+                    " WHERE name = $2 AND locked_by = $3",
+                {o.db_time ? slot::keep_for_ms : slot::unlock_until, slot::name, slot::owner}};
+    }
+
+    statement extend(const table_name& t, const statement_options& o) const override {
+        if (o.db_time)
+            return {"UPDATE " + t.qualified() + " SET lock_until = " + server_now_plus(1) +
+                        " WHERE name = $2 AND locked_by = $3 AND lock_until > " + server_now + " RETURNING lock_until",
+                    {slot::at_most_ms, slot::name, slot::owner}};
+        return {"UPDATE " + t.qualified() + " SET lock_until = " + ts(1) +
+                    " WHERE name = $2 AND locked_by = $3 AND lock_until > " + ts(4) + " RETURNING lock_until",
+                {slot::lock_until, slot::name, slot::owner, slot::now}};
+    }
+
+    std::string server_now_sql() const override { return std::string("SELECT ") + server_now; }
+
+private:
+    bool async_unlock_;
+};
+
+}  // namespace
+
+std::unique_ptr<sql::sql_dialect> make_postgres_dialect(bool async_unlock) {
+    return std::make_unique<postgres_dialect>(async_unlock);
+}
+
+}  // namespace shedlock::providers

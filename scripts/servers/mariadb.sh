@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Throwaway MariaDB for the tests (see scripts/test.sh): loopback only, own port, data in DIR.
+#
+#   mariadb.sh start DIR    -> install db + start, wait until ready, print `export ...` lines
+#   mariadb.sh stop DIR     -> stop by the PID in DIR/pid (also: `halt DIR`/`resume DIR` for
+#                              the recovery test: stop/start without removing the data)
+set -euo pipefail
+cmd="${1:?usage: mariadb.sh start|stop|halt|resume DIR}"
+dir="${2:?usage: mariadb.sh start|stop|halt|resume DIR}"
+port="${SHEDLOCK_MARIADB_PORT:-33069}"
+server="$(command -v mariadbd || echo /usr/sbin/mariadbd)"
+[ -x "$server" ] || { echo "mariadb.sh: mariadbd not found; run scripts/install-deps.sh" >&2; exit 1; }
+user="$(id -un)"
+
+run_server() {
+  "$server" --no-defaults --datadir="$dir/data" --port="$port" --bind-address=127.0.0.1 \
+    --socket="$dir/mysqld.sock" --pid-file="$dir/mysqld.pid" --user="$user" --skip-name-resolve \
+    --max-connections=300 --log-error="$dir/server.log" </dev/null >>"$dir/server.log" 2>&1 &
+  echo $! >"$dir/pid"
+  for _ in $(seq 1 150); do
+    mariadb-admin --no-defaults --protocol=socket --socket="$dir/mysqld.sock" -u root ping >/dev/null 2>&1 && return 0
+    kill -0 "$(cat "$dir/pid")" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "mariadb.sh: server did not accept connections within 15 s; see $dir/server.log" >&2
+  exit 1
+}
+
+stop_server() {
+  [ -f "$dir/pid" ] || return 0
+  local pid; pid="$(cat "$dir/pid")"
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
+  rm -f "$dir/pid"
+}
+
+case "$cmd" in
+  start)
+    mkdir -p "$dir"
+    mariadb-install-db --no-defaults --datadir="$dir/data" --user="$user" --auth-root-authentication-method=socket \
+      --skip-test-db >"$dir/install.log" 2>&1
+    run_server
+    mariadb --no-defaults --protocol=socket --socket="$dir/mysqld.sock" -u root -e "
+      CREATE DATABASE shedlock_test;
+      CREATE USER 'shedlock'@'127.0.0.1' IDENTIFIED BY 'shedlock-test-pw';
+      GRANT ALL ON shedlock_test.* TO 'shedlock'@'127.0.0.1';"
+    echo "export SHEDLOCK_TEST_MYSQL_URI='mysql://shedlock:shedlock-test-pw@127.0.0.1:$port/shedlock_test'"
+    echo "export SHEDLOCK_TEST_MARIADB_DIR='$dir'"
+    echo "export SHEDLOCK_TEST_MARIADB_SCRIPT='$(cd "$(dirname "$0")" && pwd)/mariadb.sh'"
+    ;;
+  stop) stop_server ;;
+  halt) stop_server ;;
+  resume) run_server ;;
+  *) echo "mariadb.sh: unknown command $cmd" >&2; exit 2 ;;
+esac

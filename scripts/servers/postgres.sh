@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Throwaway PostgreSQL for the tests (see scripts/test.sh): loopback only, own port, data in DIR.
+#
+#   postgres.sh start DIR   -> initdb + start, wait until ready, print `export ...` lines
+#   postgres.sh stop DIR    -> stop by the PID in DIR/pid (also: `halt DIR`/`resume DIR` for
+#                              the recovery test: stop/start without removing the data)
+# PostgreSQL refuses to run as root: as root it runs as user `postgres` (DIR is chowned to it).
+set -euo pipefail
+cmd="${1:?usage: postgres.sh start|stop|halt|resume DIR}"
+dir="${2:?usage: postgres.sh start|stop|halt|resume DIR}"
+port="${SHEDLOCK_POSTGRES_PORT:-54329}"
+bindir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
+[ -x "$bindir/postgres" ] || { echo "postgres.sh: no PostgreSQL server under /usr/lib/postgresql; run scripts/install-deps.sh" >&2; exit 1; }
+as_user=()
+[ "$(id -u)" -eq 0 ] && as_user=(runuser -u postgres --)
+
+run_server() {
+  "${as_user[@]}" "$bindir/postgres" -D "$dir/data" -p "$port" -c listen_addresses=127.0.0.1 \
+    -c unix_socket_directories="$dir" -c max_connections=200 -c fsync=on \
+    </dev/null >>"$dir/server.log" 2>&1 &
+  local launcher=$!
+  for _ in $(seq 1 100); do
+    if "$bindir/pg_isready" -q -h 127.0.0.1 -p "$port"; then
+      # The postmaster's own PID (runuser may stay in between, or not): what stop must signal.
+      head -1 "$dir/data/postmaster.pid" >"$dir/pid"
+      return 0
+    fi
+    kill -0 "$launcher" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "postgres.sh: server did not accept connections within 10 s (or exited); see $dir/server.log" >&2
+  exit 1
+}
+
+stop_server() {
+  [ -f "$dir/pid" ] || return 0
+  local pid; pid="$(cat "$dir/pid")"
+  kill -INT "$pid" 2>/dev/null || true   # fast shutdown
+  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
+  rm -f "$dir/pid"
+}
+
+case "$cmd" in
+  start)
+    mkdir -p "$dir"
+    if [ ${#as_user[@]} -gt 0 ]; then
+      chown postgres "$dir"
+      # scripts/test.sh makes its servers dir with mktemp -d (mode 700): let `postgres` through.
+      chmod a+x "$(dirname "$dir")"
+    fi
+    printf 'shedlock-test-pw' >"$dir/pwfile"
+    [ ${#as_user[@]} -gt 0 ] && chown postgres "$dir/pwfile"
+    "${as_user[@]}" "$bindir/initdb" -D "$dir/data" -U shedlock --pwfile="$dir/pwfile" -A scram-sha-256 \
+      -E UTF8 --no-instructions >"$dir/initdb.log" 2>&1
+    run_server
+    PGPASSWORD=shedlock-test-pw "$bindir/psql" -q -h 127.0.0.1 -p "$port" -U shedlock -d postgres \
+      -c "CREATE DATABASE shedlock_test" >/dev/null
+    echo "export SHEDLOCK_TEST_POSTGRES_URI='postgresql://shedlock:shedlock-test-pw@127.0.0.1:$port/shedlock_test'"
+    echo "export SHEDLOCK_TEST_POSTGRES_DIR='$dir'"
+    echo "export SHEDLOCK_TEST_POSTGRES_SCRIPT='$(cd "$(dirname "$0")" && pwd)/postgres.sh'"
+    ;;
+  stop) stop_server ;;
+  halt) stop_server ;;
+  resume) run_server ;;
+  *) echo "postgres.sh: unknown command $cmd" >&2; exit 2 ;;
+esac

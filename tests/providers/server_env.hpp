@@ -1,0 +1,18 @@
+#pragma once
+// Where the test database servers are (set by scripts/servers/<name>.sh start) and how a test
+// stops and restarts one.
+
+#include <string>
+
+namespace shedlock::test {
+
+/// The value of environment variable `name`; throws std::runtime_error naming the variable and
+/// the script that sets it when it is unset, so the test fails with a clear message.
+std::string required_env(const std::string& name, const std::string& set_by);
+
+/// Runs `<script> <command> <dir>` with the script and data dir taken from the environment
+/// variables `<prefix>_SCRIPT` and `<prefix>_DIR` (e.g. SHEDLOCK_TEST_POSTGRES); command is
+/// `halt` (stop, keep data) or `resume` (start again on the same data). Throws on failure.
+void control_server(const std::string& env_prefix, const std::string& command);
+
+}  // namespace shedlock::test
