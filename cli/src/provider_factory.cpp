@@ -4,6 +4,12 @@
 #include <shedlock/provider_uri.hpp>
 #include <shedlock/providers/memory_lock_provider.hpp>
 #include <shedlock/providers/sqlite_lock_provider.hpp>
+#ifdef SHEDLOCK_CLI_WITH_POSTGRES
+#include <shedlock/providers/postgres_lock_provider.hpp>
+#endif
+#ifdef SHEDLOCK_CLI_WITH_MYSQL
+#include <shedlock/providers/mysql_lock_provider.hpp>
+#endif
 #ifdef SHEDLOCK_CLI_WITH_REDIS
 #include <shedlock/providers/redis_lock_provider.hpp>
 #endif
@@ -11,25 +17,14 @@
 namespace shedlock::cli {
 namespace {
 
-providers::sqlite_options sqlite_from_uri(const provider_uri& uri) {
-    providers::sqlite_options o;
-    if (uri.path.empty())
-        throw configuration_error("provider URI \"" + uri.redacted() + "\" names no file; write sqlite:path/to/locks.db");
-    o.path = uri.path;
-    uri_options q(uri);
-    if (auto v = q.text("table")) o.table = *v;
-    if (auto v = q.flag("use_db_time")) o.use_db_time = *v;
-    if (auto v = q.flag("create_schema")) o.create_schema_if_missing = *v;
-    if (auto v = q.duration("busy_timeout")) o.busy_timeout = *v;
-    if (auto v = q.integer("pool_size", 1, 64)) o.pool_size = static_cast<std::size_t>(*v);
-    if (auto v = q.text("durability")) {
-        if (*v != "normal" && *v != "full")
-            throw configuration_error("provider URI \"" + uri.redacted() + "\": durability=" + *v +
-                                      " is invalid; expected normal or full");
-        o.durability = *v == "full" ? providers::sqlite_durability::full : providers::sqlite_durability::normal;
-    }
-    q.finish();
-    return o;
+/// Opens an SQL provider from its options type (each reads its own URI keys).
+template <typename Options, typename Make>
+void open_sql(const provider_uri& uri, const open_options& how, opened_provider& out, Make make) {
+    auto options = Options::from_uri(uri);
+    options.create_schema_if_missing = options.create_schema_if_missing || how.create_schema;
+    auto provider = make(options, system_clock::instance());
+    out.sql = provider.get();
+    out.provider = std::move(provider);
 }
 
 [[noreturn]] void unsupported(const provider_uri& uri) {
@@ -37,17 +32,26 @@ providers::sqlite_options sqlite_from_uri(const provider_uri& uri) {
                               "\" is not supported by this build; use one of: " + supported_schemes());
 }
 
+bool is_postgres(const provider_uri& uri) { return uri.scheme == "postgresql" || uri.scheme == "postgres"; }
+bool is_mysql(const provider_uri& uri) { return uri.scheme == "mysql" || uri.scheme == "mariadb"; }
+
 }  // namespace
 
 std::string supported_schemes() {
     std::string schemes = "memory:, sqlite:";
+#ifdef SHEDLOCK_CLI_WITH_POSTGRES
+    schemes += ", postgresql://";
+#endif
+#ifdef SHEDLOCK_CLI_WITH_MYSQL
+    schemes += ", mysql://, mariadb://";
+#endif
 #ifdef SHEDLOCK_CLI_WITH_REDIS
     schemes += ", redis://";
 #endif
     return schemes;
 }
 
-opened_provider open_provider(const std::string& text, const open_options& options) {
+opened_provider open_provider(const std::string& text, const open_options& how) {
     const provider_uri uri = parse_provider_uri(text);
     opened_provider opened;
     opened.kind = uri.scheme;
@@ -55,29 +59,45 @@ opened_provider open_provider(const std::string& text, const open_options& optio
     if (uri.scheme == "memory") {
         uri_options(uri).finish();
         opened.provider = std::make_unique<providers::memory_lock_provider>();
-        return opened;
-    }
-    if (uri.scheme == "sqlite") {
-        auto o = sqlite_from_uri(uri);
-        o.create_schema_if_missing = o.create_schema_if_missing || options.create_schema;
-        auto provider = providers::make_sqlite_lock_provider(o);
-        opened.sql = provider.get();
-        opened.provider = std::move(provider);
-        return opened;
-    }
-#ifdef SHEDLOCK_CLI_WITH_REDIS
-    if (uri.scheme == "redis") {
-        opened.provider = providers::make_redis_lock_provider(providers::redis_options_from_uri(uri));
-        return opened;
-    }
+    } else if (uri.scheme == "sqlite") {
+        open_sql<providers::sqlite_options>(uri, how, opened, providers::make_sqlite_lock_provider);
+#ifdef SHEDLOCK_CLI_WITH_POSTGRES
+    } else if (is_postgres(uri)) {
+        open_sql<providers::postgres_options>(uri, how, opened, providers::make_postgres_lock_provider);
 #endif
-    unsupported(uri);
+#ifdef SHEDLOCK_CLI_WITH_MYSQL
+    } else if (is_mysql(uri)) {
+        open_sql<providers::mysql_options>(uri, how, opened, providers::make_mysql_lock_provider);
+#endif
+#ifdef SHEDLOCK_CLI_WITH_REDIS
+    } else if (uri.scheme == "redis") {
+        opened.provider = providers::make_redis_lock_provider(providers::redis_options::from_uri(uri));
+#endif
+    } else {
+        unsupported(uri);
+    }
+    return opened;
 }
 
 std::string schema_for(const std::string& text) {
     const provider_uri uri = parse_provider_uri(text);
-    if (uri.scheme == "memory" || uri.scheme == "redis") return "";
-    if (uri.scheme == "sqlite") return providers::make_sqlite_dialect()->schema_sql(providers::sql::table_name(sqlite_from_uri(uri).table));
+    if (uri.scheme == "memory") return "";
+    if (uri.scheme == "sqlite")
+        return providers::make_sqlite_dialect()->schema_sql(providers::sql::table_name(providers::sqlite_options::from_uri(uri).table));
+#ifdef SHEDLOCK_CLI_WITH_POSTGRES
+    if (is_postgres(uri))
+        return providers::make_postgres_dialect()->schema_sql(providers::sql::table_name(providers::postgres_options::from_uri(uri).table));
+#endif
+#ifdef SHEDLOCK_CLI_WITH_MYSQL
+    if (is_mysql(uri))
+        return providers::make_mysql_dialect()->schema_sql(providers::sql::table_name(providers::mysql_options::from_uri(uri).table));
+#endif
+#ifdef SHEDLOCK_CLI_WITH_REDIS
+    if (uri.scheme == "redis") {
+        (void)providers::redis_options::from_uri(uri);  // still reject bad options
+        return "";
+    }
+#endif
     unsupported(uri);
 }
 

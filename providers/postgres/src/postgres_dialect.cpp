@@ -77,6 +77,10 @@ public:
                 {slot::lock_until, slot::name, slot::owner, slot::now}};
     }
 
+    statement delete_record(const table_name& t) const override {
+        return {"DELETE FROM " + t.qualified() + " WHERE name = $1", {slot::name}};
+    }
+
     std::string server_now_sql() const override { return std::string("SELECT ") + server_now; }
 
 private:

@@ -65,4 +65,6 @@ redis_options redis_options_from_uri(const provider_uri& uri) {
     return o;
 }
 
+redis_options redis_options::from_uri(const provider_uri& uri) { return redis_options_from_uri(uri); }
+
 }  // namespace shedlock::providers

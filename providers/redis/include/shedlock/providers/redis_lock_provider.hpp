@@ -32,6 +32,9 @@ struct redis_options {
     bool java_compat = false;
     /// Keep a fencing counter in `<lock key>:fence`. Off: acquisitions carry no fencing token.
     bool fencing = true;
+
+    /// Same as redis_options_from_uri (the spelling every provider's options offer).
+    static redis_options from_uri(const provider_uri& uri);
 };
 
 /// Reads `redis://[user][:password]@host[:6379][/db]?prefix=..&env=..&connect_timeout=2s&
