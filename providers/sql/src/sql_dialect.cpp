@@ -1,3 +1,4 @@
+#include <shedlock/error.hpp>
 #include <shedlock/providers/sql/sql_dialect.hpp>
 
 namespace shedlock::providers::sql {
@@ -12,6 +13,14 @@ statement sql_dialect::probe(const table_name& table, const statement_options& o
     return {"SELECT name, lock_until, locked_at, locked_by" + std::string(options.fencing ? ", fencing_token" : "") +
                 " FROM " + table.qualified() + " WHERE 1 = 0",
             {}};
+}
+
+std::vector<std::string> sql_dialect::run_table_schema_sql(const table_name&) const {
+    throw unsupported_operation_error(name() + " has no run-record table yet; keep run records in another store");
+}
+
+run_statements sql_dialect::run_store_statements(const table_name&) const {
+    throw unsupported_operation_error(name() + " has no run-record store yet; keep run records in another store");
 }
 
 }  // namespace shedlock::providers::sql
