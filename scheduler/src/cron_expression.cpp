@@ -18,8 +18,7 @@ using local_seconds = date::local_seconds;
 /// Search horizon: an expression matching no date in this span never fires.
 constexpr auto horizon = date::days{366 * 100};
 
-bool day_of_month_matches(const cron_expression::day_of_month_rule& r, const date::year_month_day& ymd,
-                          date::weekday wd) {
+bool day_of_month_matches(const cron_expression::day_of_month_rule& r, const date::year_month_day& ymd) {
     const int d = static_cast<int>(static_cast<unsigned>(ymd.day()));
     const int last = static_cast<int>(static_cast<unsigned>((ymd.year() / ymd.month() / date::last).day()));
     const bool any_rule = r.days.any() || !r.before_last.empty() || r.last_weekday || !r.nearest_weekday.empty();
@@ -42,7 +41,6 @@ bool day_of_month_matches(const cron_expression::day_of_month_rule& r, const dat
         if (w == 0) target = n == last ? n - 2 : n + 1;  // Sunday: Monday after, or Friday before the end
         if (d == target) return true;
     }
-    (void)wd;
     return false;
 }
 
@@ -88,7 +86,7 @@ std::optional<local_seconds> next_local(const cron_expression::fields& f, local_
             continue;
         }
         const date::weekday wd{day};
-        if (day_of_month_matches(f.day_of_month, ymd, wd) && day_of_week_matches(f.day_of_week, ymd, wd)) {
+        if (day_of_month_matches(f.day_of_month, ymd) && day_of_week_matches(f.day_of_week, ymd, wd)) {
             if (const auto tod = next_time_of_day(f, from)) {
                 const auto candidate = day + *tod;
                 if (candidate >= hi) return std::nullopt;
