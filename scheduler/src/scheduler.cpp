@@ -28,10 +28,14 @@ scheduler::~scheduler() {
     }
 }
 
-void scheduler::add(task_definition task) { impl_->definitions.push_back(std::move(task)); }
+void scheduler::add(task_definition task) {
+    if (impl_->started.load())
+        throw configuration_error("task \"" + task.name + "\" added after start(); add every task before starting");
+    impl_->definitions.push_back(std::move(task));
+}
 
 void scheduler::add(const task_registry& registry) {
-    for (auto& t : registry.tasks()) impl_->definitions.push_back(std::move(t));
+    for (auto& t : registry.tasks()) add(std::move(t));
 }
 
 void scheduler::start() {

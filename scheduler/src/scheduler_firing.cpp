@@ -94,7 +94,11 @@ std::optional<run_record> scheduler::impl::run_firing(task_runtime& t, timestamp
 run_record scheduler::impl::skipped_running(const task_runtime& t, timestamp at) const {
     run_record r;
     r.task = t.task.definition.name;
-    r.lock_name = t.task.templated ? "" : t.task.lock.name();
+    try {
+        r.lock_name = detail::lock_for_firing(t.task, at, options.env).name();
+    } catch (const std::exception&) {
+        r.lock_name = t.task.lock.name();  // the name rendered at start()
+    }
     r.instance = options.instance;
     r.scheduled_at = at;
     r.started_at = r.finished_at = wall.now();

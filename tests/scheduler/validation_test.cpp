@@ -105,3 +105,14 @@ TEST_CASE("validation: disabled tasks are checked but never fire", "[scheduler][
     CHECK(s.run_now("off").outcome == run_outcome::succeeded);  // a manual run still works
     s.stop(1s);
 }
+
+TEST_CASE("validation: adding a task after start() is refused", "[scheduler][validation]") {
+    providers::memory_lock_provider locks;
+    memory_run_store store;
+    scheduler s(locks, store);
+    s.start();
+    CHECK_THROWS_WITH(s.add(make_task("late", noop, fixed_rate(1s), lock_at_most_for("PT1M"))),
+                      Catch::Contains("task \"late\" added after start()"));
+    CHECK_THROWS_WITH(s.start(), Catch::Contains("already started"));
+    s.stop(1s);
+}

@@ -59,7 +59,8 @@ public:
     scheduler(const scheduler&) = delete;
     scheduler& operator=(const scheduler&) = delete;
 
-    /// Adds one task (before start()). Never throws; checked at start().
+    /// Adds one task. Its values are checked at start(); adding after start() throws
+    /// configuration_error.
     void add(task_definition task);
     /// Adds a copy of every task of `registry` (e.g. global_task_registry()).
     void add(const task_registry& registry);
