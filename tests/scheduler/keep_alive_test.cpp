@@ -14,7 +14,7 @@ using shedlock::test::wait_for;
 
 namespace {
 
-/// Runs a 900 ms task with lock_at_most_for 300 ms while another instance keeps trying the lock;
+/// Runs a 1.8 s task with lock_at_most_for 600 ms while another instance keeps trying the lock;
 /// returns how often the other instance got in.
 int intruder_acquisitions(bool keep_alive_on, run_record& record) {
     providers::memory_lock_provider locks;
@@ -23,9 +23,9 @@ int intruder_acquisitions(bool keep_alive_on, run_record& record) {
     scheduler s(locks, store);
     s.add(make_task("guarded", [&](task_context&) {
         running = true;
-        std::this_thread::sleep_for(900ms);
+        std::this_thread::sleep_for(1800ms);
         done = true;
-    }, fixed_rate(1h), lock_at_most_for("300ms"), keep_alive(keep_alive_on)));
+    }, fixed_rate(1h), lock_at_most_for("600ms"), keep_alive(keep_alive_on)));
     s.start();
     REQUIRE(wait_for([&] { return running.load(); }, 2s));
     int acquired = 0;
