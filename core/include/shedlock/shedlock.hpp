@@ -10,5 +10,6 @@
 #include <shedlock/locking_task_executor.hpp>
 #include <shedlock/owner_token.hpp>
 #include <shedlock/provider_uri.hpp>
+#include <shedlock/run_store.hpp>
 #include <shedlock/task_context.hpp>
 #include <shedlock/time.hpp>

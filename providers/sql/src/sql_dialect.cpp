@@ -1,3 +1,4 @@
+#include <shedlock/error.hpp>
 #include <shedlock/providers/sql/sql_dialect.hpp>
 
 namespace shedlock::providers::sql {
@@ -16,6 +17,14 @@ statement sql_dialect::probe(const table_name& table, const statement_options& o
 
 statement sql_dialect::delete_record(const table_name& table) const {
     return {"DELETE FROM " + table.qualified() + " WHERE name = ?", {slot::name}};
+}
+
+std::vector<std::string> sql_dialect::run_table_schema_sql(const table_name&) const {
+    throw unsupported_operation_error(name() + " has no run-record table yet; keep run records in another store");
+}
+
+run_statements sql_dialect::run_store_statements(const table_name&) const {
+    throw unsupported_operation_error(name() + " has no run-record store yet; keep run records in another store");
 }
 
 }  // namespace shedlock::providers::sql

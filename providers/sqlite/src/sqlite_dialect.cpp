@@ -63,6 +63,31 @@ public:
     }
 
     std::string server_now_sql() const override { return std::string("SELECT ") + server_now; }
+
+    std::vector<std::string> run_table_schema_sql(const table_name& t) const override {
+        return {"CREATE TABLE IF NOT EXISTS " + t.qualified() +
+                    " (\n  id INTEGER PRIMARY KEY AUTOINCREMENT,\n  task VARCHAR(255) NOT NULL,\n"
+                    "  lock_name VARCHAR(64) NOT NULL,\n  instance VARCHAR(255) NOT NULL,\n"
+                    "  scheduled_at TEXT NOT NULL,\n  started_at TEXT NOT NULL,\n  finished_at TEXT NOT NULL,\n"
+                    "  outcome VARCHAR(16) NOT NULL,\n  fencing_token BIGINT,\n  message TEXT NOT NULL DEFAULT '',\n"
+                    "  counters TEXT NOT NULL DEFAULT '',\n  lock_lost INTEGER NOT NULL DEFAULT 0\n)",
+                "CREATE INDEX IF NOT EXISTS " + (t.schema() ? *t.schema() + "." : std::string()) + t.table() +
+                    "_task_id ON " + t.table() + " (task, id)"};
+    }
+
+    sql::run_statements run_store_statements(const table_name& t) const override {
+        const std::string tb = t.qualified();
+        const std::string columns = "task, lock_name, instance, scheduled_at, started_at, finished_at, outcome, "
+                                    "fencing_token, message, counters, lock_lost";
+        return {"INSERT INTO " + tb + " (" + columns +
+                    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, CAST(NULLIF(?8, '') AS INTEGER), ?9, ?10, ?11)",
+                "SELECT " + columns + " FROM " + tb + " WHERE task = ?1 ORDER BY id DESC LIMIT ?2",
+                "SELECT DISTINCT task FROM " + tb + " ORDER BY task",
+                "DELETE FROM " + tb + " WHERE task = ?1 AND id <= (SELECT id FROM " + tb +
+                    " WHERE task = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)",
+                "DELETE FROM " + tb + " WHERE finished_at < ?1",
+                "SELECT " + columns + " FROM " + tb + " WHERE 1 = 0"};
+    }
 };
 
 }  // namespace

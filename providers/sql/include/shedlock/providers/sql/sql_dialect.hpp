@@ -53,6 +53,17 @@ struct statement_options {
     bool db_time = false;  ///< "now" is the database server's clock
 };
 
+/// The statements of a run-record store (see sql_run_store). Parameters, in placeholder order:
+/// - insert: task, lock_name, instance, scheduled_at, started_at, finished_at, outcome,
+///   fencing_token (text; '' = NULL), message, counters, lock_lost (0/1)
+/// - last_runs: task, limit; selects the insert's columns in that order, newest first
+/// - tasks: none; SELECT DISTINCT task ... ORDER BY task
+/// - prune_count: task, how many newest to keep;  prune_age: finished_at cut-off (timestamp text)
+/// - probe: none; fails iff the table is missing
+struct run_statements {
+    std::string insert, last_runs, tasks, prune_count, prune_age, probe;
+};
+
 /// A database's SQL. Implementations are stateless and thread-safe.
 class sql_dialect {
 public:
@@ -75,6 +86,12 @@ public:
     virtual statement delete_record(const table_name& table) const;
     /// The server clock as timestamp text (for clock-offset checks).
     virtual std::string server_now_sql() const = 0;
+
+    /// DDL of the run-record table, one statement per element (CREATE TABLE, CREATE INDEX).
+    /// Default: throws unsupported_operation_error (the dialect has no run store yet).
+    virtual std::vector<std::string> run_table_schema_sql(const table_name& table) const;
+    /// Statements of the run store; default: throws unsupported_operation_error.
+    virtual run_statements run_store_statements(const table_name& table) const;
 };
 
 }  // namespace shedlock::providers::sql

@@ -1,0 +1,100 @@
+#include <shedlock/error.hpp>
+#include <shedlock/providers/sql/sql_run_store.hpp>
+
+namespace shedlock::providers::sql {
+namespace {
+
+using row = std::vector<std::optional<std::string>>;
+
+const std::string& column(const row& r, std::size_t i) {
+    static const std::string empty;
+    return i < r.size() && r[i] ? *r[i] : empty;
+}
+
+run_record parse_row(const row& r) {
+    run_record rec;
+    rec.task = column(r, 0);
+    rec.lock_name = column(r, 1);
+    rec.instance = column(r, 2);
+    rec.scheduled_at = parse_timestamp(column(r, 3));
+    rec.started_at = parse_timestamp(column(r, 4));
+    rec.finished_at = parse_timestamp(column(r, 5));
+    try {
+        rec.outcome = parse_run_outcome(column(r, 6));
+    } catch (const configuration_error& e) {
+        throw storage_error(storage_category::invalid_data, e.what());
+    }
+    if (!column(r, 7).empty()) rec.fencing_token = std::stoll(column(r, 7));
+    rec.message = column(r, 8);
+    rec.counters = decode_counters(column(r, 9));
+    rec.lock_lost = column(r, 10) == "1";
+    return rec;
+}
+
+}  // namespace
+
+sql_run_store::sql_run_store(std::unique_ptr<sql_dialect> dialect, connection_factory factory, sql_run_options options)
+    : dialect_(std::move(dialect)),
+      options_(std::move(options)),
+      table_(options_.table),
+      pool_(std::move(factory), options_.pool_size, options_.pool_wait),
+      statements_(dialect_->run_store_statements(table_)) {
+    check_schema();
+}
+
+std::string sql_run_store::schema_sql() const {
+    std::string ddl;
+    for (const auto& s : dialect_->run_table_schema_sql(table_)) ddl += s + ";\n";
+    return ddl;
+}
+
+void sql_run_store::check_schema() {
+    try {
+        pool_.run([&](sql_connection& c) { return c.execute(statements_.probe, {}); });
+        return;
+    } catch (const storage_error& e) {
+        if (e.category() != storage_category::missing_schema) throw;
+    }
+    if (!options_.create_schema_if_missing)
+        throw storage_error(storage_category::missing_schema,
+                            dialect_->name() + " run-record table \"" + table_.qualified() +
+                                "\" does not exist. Create it (or set create_schema_if_missing):\n" + schema_sql());
+    for (const auto& ddl : dialect_->run_table_schema_sql(table_))
+        pool_.run([&](sql_connection& c) { return c.execute(ddl, {}); });
+}
+
+void sql_run_store::append(const run_record& r) {
+    const std::vector<sql_param> params{
+        r.task, r.lock_name, r.instance, format_timestamp(r.scheduled_at), format_timestamp(r.started_at),
+        format_timestamp(r.finished_at), std::string(to_string(r.outcome)),
+        r.fencing_token ? std::to_string(*r.fencing_token) : std::string(), r.message, encode_counters(r.counters),
+        std::int64_t{r.lock_lost ? 1 : 0}};
+    pool_.run([&](sql_connection& c) { return c.execute(statements_.insert, params); });
+    if (options_.prune_every > 0 && ++appends_ % options_.prune_every == 0) prune(r.task);
+}
+
+void sql_run_store::prune(const std::string& task) {
+    const auto keep = static_cast<std::int64_t>(options_.retention.max_per_task);
+    pool_.run([&](sql_connection& c) { return c.execute(statements_.prune_count, {task, keep}); });
+    if (options_.retention.max_age) {
+        const auto cutoff = format_timestamp(system_clock::instance().now() - *options_.retention.max_age);
+        pool_.run([&](sql_connection& c) { return c.execute(statements_.prune_age, {cutoff}); });
+    }
+}
+
+std::vector<run_record> sql_run_store::last_runs(const std::string& task, std::size_t n) {
+    const auto result = pool_.run(
+        [&](sql_connection& c) { return c.execute(statements_.last_runs, {task, static_cast<std::int64_t>(n)}); });
+    std::vector<run_record> records;
+    for (const auto& r : result.rows) records.push_back(parse_row(r));
+    return records;
+}
+
+std::vector<std::string> sql_run_store::tasks() {
+    const auto result = pool_.run([&](sql_connection& c) { return c.execute(statements_.tasks, {}); });
+    std::vector<std::string> names;
+    for (const auto& r : result.rows) names.push_back(column(r, 0));
+    return names;
+}
+
+}  // namespace shedlock::providers::sql

@@ -1,0 +1,93 @@
+#pragma once
+/// \file
+/// Runs registered tasks on Boost.Asio timers, each firing under a cluster-wide lock.
+
+#include <shedlock/lock_provider.hpp>
+#include <shedlock/run_store.hpp>
+#include <shedlock/task_registry.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace shedlock {
+
+struct scheduler_options {
+    /// Threads that make lock calls, run task bodies and write run records. Never the timer thread.
+    std::size_t worker_threads = 4;
+    /// Applies to every task that gives no lock_at_most_for.
+    std::optional<std::chrono::milliseconds> default_lock_at_most_for;
+    /// Rendered into `{env}` of lock-name templates (e.g. "prod").
+    std::string env;
+    /// Written to run records; default instance_id() (`<hostname>:<pid>`).
+    std::string instance;
+    /// Where warnings go (append failures, tasks outrunning lock_at_most_for, stop timeouts);
+    /// default: one line on stderr.
+    std::function<void(const std::string&)> warn;
+    /// Wall clock for scheduled times and run records; default the system clock. Timers always
+    /// wait on the steady clock.
+    const shedlock::clock* clock = nullptr;
+    /// Grace the destructor gives running tasks when stop() was not called.
+    std::chrono::milliseconds destructor_grace = std::chrono::seconds{30};
+};
+
+/// Counters of one scheduler since start().
+struct scheduler_stats {
+    std::uint64_t firings = 0;  ///< timer firings dispatched (incl. skipped_running)
+    std::uint64_t missed = 0;   ///< firings found later than misfire_grace and skipped
+};
+
+/// Drives tasks: timers on an Asio io_context thread; every firing is posted to a worker pool,
+/// goes through the locking_task_executor (try_lock, body, optional keep-alive, unlock) and
+/// writes a run_record. A task never overlaps itself on one instance (skipped_running);
+/// across instances the lock decides (skipped_locked).
+///
+/// Lifecycle: add tasks, start() (validates everything first: on any error it throws
+/// configuration_error listing each problem with the task and the value, and nothing runs),
+/// stop(grace) or the destructor. A scheduler starts once.
+///
+/// Thread safety: start/stop/add from one controlling thread; run_now and stats from any thread.
+/// The provider and run store must outlive the scheduler.
+class scheduler {
+public:
+    scheduler(lock_provider& locks, run_store& runs, scheduler_options options = {});
+    /// stop(options.destructor_grace) if still running. Never throws.
+    ~scheduler();
+    scheduler(const scheduler&) = delete;
+    scheduler& operator=(const scheduler&) = delete;
+
+    /// Adds one task. Its values are checked at start(); adding after start() throws
+    /// configuration_error.
+    void add(task_definition task);
+    /// Adds a copy of every task of `registry` (e.g. global_task_registry()).
+    void add(const task_registry& registry);
+
+    /// Validates every task, then arms the timers. Throws configuration_error naming each bad
+    /// task and value (duplicate name, bad cron, unknown zone, period <= 0, bad or missing
+    /// lock_at_most_for, at_least > at_most, bad lock-name template); then nothing has started.
+    /// Warns when a task's recorded runs took longer than its lock_at_most_for.
+    void start();
+
+    /// No new firings; running tasks get cancellation requested and `grace` to return; their
+    /// locks are released and records written as they return. Waits for them (a body that
+    /// ignores cancellation past `grace` is reported to the warning sink and still awaited:
+    /// threads cannot be killed safely). Idempotent.
+    void stop(std::chrono::milliseconds grace);
+
+    /// Runs `task` now, through the lock, on the worker pool, and returns its record (also
+    /// appended to the run store). Works for disabled tasks too. Throws configuration_error for
+    /// an unknown task or when the scheduler is not running.
+    run_record run_now(const std::string& task);
+
+    scheduler_stats stats() const;
+    bool running() const noexcept;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+}  // namespace shedlock

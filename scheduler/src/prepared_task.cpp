@@ -1,0 +1,71 @@
+#include "lock_name_template.hpp"
+#include "prepared_task.hpp"
+
+#include <shedlock/duration.hpp>
+#include <shedlock/error.hpp>
+
+#include <set>
+
+namespace shedlock::detail {
+namespace {
+
+std::chrono::milliseconds at_most_of(const task_definition& t, const scheduler_options& options) {
+    if (t.lock_at_most_for) return parse_duration(*t.lock_at_most_for, "lock_at_most_for");
+    if (options.default_lock_at_most_for) return *options.default_lock_at_most_for;
+    throw configuration_error("has no lock_at_most_for and the scheduler has no default_lock_at_most_for; set "
+                              "one (e.g. lock_at_most_for(\"PT30M\"))");
+}
+
+prepared_task prepare(const task_definition& t, const scheduler_options& options, timestamp now) {
+    if (!t.body) throw configuration_error("has no body");
+    schedule timing(t.schedule);
+    const auto at_most = at_most_of(t, options);
+    const auto at_least = parse_duration(t.lock_at_least_for, "lock_at_least_for");
+    if (t.misfire_grace < std::chrono::milliseconds{0})
+        throw configuration_error("misfire_grace " + format_duration(t.misfire_grace) + " must not be negative");
+    const std::string name_template = t.lock_name.empty() ? t.name : t.lock_name;
+    const bool templated = is_template(name_template);
+    // Render once now: an unknown placeholder or an over-long result fails here, not at a firing.
+    const std::string sample = render_lock_name(name_template, now, timing.zone(), options.env);
+    lock_configuration lock(sample, at_most, at_least);
+    const bool active = t.enabled && !timing.disabled();
+    if (active && !timing.first(now))
+        throw configuration_error(t.schedule.describe() + " matches no date in the next 100 years");
+    return prepared_task{t, std::move(timing), std::move(lock), templated, active};
+}
+
+}  // namespace
+
+std::vector<prepared_task> prepare_tasks(const std::vector<task_definition>& tasks, const scheduler_options& options,
+                                         timestamp now) {
+    std::vector<prepared_task> prepared;
+    std::string problems;
+    std::set<std::string> seen;
+    for (const auto& t : tasks) {
+        const std::string who = "task \"" + t.name + "\" ";
+        if (t.name.empty()) {
+            problems += "\n  a task has an empty name; every task needs a unique name";
+            continue;
+        }
+        if (!seen.insert(t.name).second) {
+            problems += "\n  " + who + "is registered twice; task names must be unique";
+            continue;
+        }
+        try {
+            prepared.push_back(prepare(t, options, now));
+        } catch (const configuration_error& e) {
+            problems += "\n  " + who + "(" + t.schedule.describe() + "): " + e.what();
+        }
+    }
+    if (!problems.empty()) throw configuration_error("scheduler not started; fix these tasks:" + problems);
+    return prepared;
+}
+
+lock_configuration lock_for_firing(const prepared_task& task, timestamp scheduled_at, const std::string& env) {
+    if (!task.templated) return task.lock;
+    const auto& t = task.definition;
+    return task.lock.with_name(render_lock_name(t.lock_name.empty() ? t.name : t.lock_name, scheduled_at,
+                                                task.timing.zone(), env));
+}
+
+}  // namespace shedlock::detail

@@ -1,0 +1,30 @@
+#pragma once
+// A task definition checked at start(): compiled schedule and lock policy.
+
+#include "schedule.hpp"
+
+#include <shedlock/lock_configuration.hpp>
+#include <shedlock/scheduler.hpp>
+#include <shedlock/task_definition.hpp>
+
+#include <vector>
+
+namespace shedlock::detail {
+
+struct prepared_task {
+    task_definition definition;
+    schedule timing;
+    lock_configuration lock;  ///< name = the rendered template for the firing at hand
+    bool templated = false;
+    bool active = true;       ///< enabled and not cron "-"
+};
+
+/// Checks every definition and returns them compiled. Collects all problems and throws one
+/// configuration_error listing each (`task "x": ...`), so a failed start names everything at once.
+std::vector<prepared_task> prepare_tasks(const std::vector<task_definition>& tasks, const scheduler_options& options,
+                                         timestamp now);
+
+/// The lock configuration of one firing (renders the template at `scheduled_at`).
+lock_configuration lock_for_firing(const prepared_task& task, timestamp scheduled_at, const std::string& env);
+
+}  // namespace shedlock::detail

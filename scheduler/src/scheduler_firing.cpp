@@ -1,0 +1,161 @@
+// One firing on a worker: lock, body, keep-alive, unlock (the core executor), then the run record.
+#include "scheduler_impl.hpp"
+
+#include <shedlock/duration.hpp>
+#include <shedlock/error.hpp>
+
+#include <boost/asio/post.hpp>
+
+#include <cstdio>
+
+namespace shedlock {
+namespace {
+
+/// Publishes the running body's context for stop(), and withdraws it however the body ends.
+class context_registration {
+public:
+    context_registration(task_runtime& t, task_context& ctx) : t_(t) {
+        std::lock_guard lock(t_.context_mutex);
+        t_.context = &ctx;
+    }
+    ~context_registration() {
+        std::lock_guard lock(t_.context_mutex);
+        t_.context = nullptr;
+    }
+    context_registration(const context_registration&) = delete;
+    context_registration& operator=(const context_registration&) = delete;
+
+private:
+    task_runtime& t_;
+};
+
+}  // namespace
+
+void scheduler::impl::dispatch(task_runtime& t, timestamp at, run_promise manual) {
+    begin_job();
+    if (t.running.exchange(true)) {
+        boost::asio::post(*pool, [this, &t, at, manual] {
+            auto r = skipped_running(t, at);
+            record(r);
+            if (manual) manual->set_value(r);
+            end_job();
+        });
+        return;
+    }
+    boost::asio::post(*pool, [this, &t, at, manual] {
+        auto r = run_firing(t, at);
+        t.running.store(false);
+        if (manual) {
+            if (r) manual->set_value(*r);
+            else manual->set_exception(std::make_exception_ptr(configuration_error(
+                     "run_now(\"" + t.task.definition.name + "\"): the scheduler stopped before the task started")));
+        } else if (t.task.timing.after_completion()) {
+            const auto next = wall.now() + t.task.timing.delay();
+            boost::asio::post(io, [this, &t, next] {
+                if (!stopping.load()) arm(t, next);
+            });
+        }
+        end_job();
+    });
+}
+
+std::optional<run_record> scheduler::impl::run_firing(task_runtime& t, timestamp at) {
+    if (stopping.load()) return std::nullopt;  // shutdown began before this firing started
+    const auto& def = t.task.definition;
+    run_record r;
+    r.task = def.name;
+    r.instance = options.instance;
+    r.scheduled_at = at;
+    r.started_at = wall.now();
+    try {
+        const auto config = detail::lock_for_firing(t.task, at, options.env);
+        r.lock_name = config.name();
+        auto body = [this, &t, &def](task_context& ctx) {
+            context_registration registered(t, ctx);
+            if (stopping.load()) ctx.request_cancellation();
+            def.body(ctx);
+        };
+        const auto result = executor.execute(body, config, execute_options{def.keep_alive, at});
+        r.outcome = result.outcome;
+        r.message = result.message;
+        r.fencing_token = result.fencing_token;
+        r.counters = result.counters;
+        r.lock_lost = result.lock_lost;
+    } catch (const std::exception& e) {
+        r.outcome = run_outcome::lock_error;  // e.g. a rendered lock name that is not valid
+        r.message = e.what();
+    }
+    r.finished_at = wall.now();
+    record(r);
+    check_duration(t, r);
+    return r;
+}
+
+run_record scheduler::impl::skipped_running(const task_runtime& t, timestamp at) const {
+    run_record r;
+    r.task = t.task.definition.name;
+    try {
+        r.lock_name = detail::lock_for_firing(t.task, at, options.env).name();
+    } catch (const std::exception&) {
+        r.lock_name = t.task.lock.name();  // the name rendered at start()
+    }
+    r.instance = options.instance;
+    r.scheduled_at = at;
+    r.started_at = r.finished_at = wall.now();
+    r.outcome = run_outcome::skipped_running;
+    r.message = "the previous run of this task is still running on this instance";
+    return r;
+}
+
+void scheduler::impl::record(const run_record& r) {
+    try {
+        runs.append(r);
+    } catch (const std::exception& e) {
+        warn("run record of task \"" + r.task + "\" (" + to_string(r.outcome) + ") was not stored: " + e.what());
+    }
+}
+
+void scheduler::impl::check_duration(task_runtime& t, const run_record& r) {
+    if (t.task.definition.keep_alive) return;  // the watchdog extends the lease
+    if (r.outcome != run_outcome::succeeded && r.outcome != run_outcome::failed) return;
+    const auto took = r.finished_at - r.started_at;
+    if (took <= t.task.lock.lock_at_most_for() || t.warned_long_run.exchange(true)) return;
+    warn("task \"" + r.task + "\" ran " + format_duration(took) + ", longer than its lock_at_most_for " +
+         format_duration(t.task.lock.lock_at_most_for()) +
+         ": another instance may have started it meanwhile; raise lock_at_most_for or enable keep_alive");
+}
+
+void scheduler::impl::warn_from_history(const std::vector<detail::prepared_task>& prepared) {
+    for (const auto& p : prepared) {
+        if (p.definition.keep_alive) continue;
+        try {
+            std::chrono::milliseconds longest{0};
+            for (const auto& r : runs.last_runs(p.definition.name, 50))
+                if (r.outcome == run_outcome::succeeded || r.outcome == run_outcome::failed)
+                    longest = std::max(longest, r.finished_at - r.started_at);
+            if (longest > p.lock.lock_at_most_for())
+                warn("task \"" + p.definition.name + "\" has been seen to run " + format_duration(longest) +
+                     ", longer than its lock_at_most_for " + format_duration(p.lock.lock_at_most_for()) +
+                     "; raise lock_at_most_for or enable keep_alive");
+        } catch (const std::exception& e) {
+            warn("could not read the run history of task \"" + p.definition.name + "\": " + e.what());
+        }
+    }
+}
+
+void scheduler::impl::warn(const std::string& message) const {
+    if (options.warn) options.warn(message);
+    else std::fprintf(stderr, "shedlock scheduler: %s\n", message.c_str());
+}
+
+void scheduler::impl::begin_job() {
+    std::lock_guard lock(jobs_mutex);
+    ++jobs;
+}
+
+void scheduler::impl::end_job() {
+    std::lock_guard lock(jobs_mutex);
+    if (--jobs == 0) jobs_done.notify_all();
+}
+
+}  // namespace shedlock

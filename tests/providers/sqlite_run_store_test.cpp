@@ -1,0 +1,97 @@
+// The SQLite run store: round trip of every field, newest-first queries, retention, schema errors.
+#include "test_env.hpp"
+
+#include <shedlock/error.hpp>
+#include <shedlock/providers/sqlite_run_store.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace shedlock;
+using namespace shedlock::providers;
+using namespace std::chrono_literals;
+
+namespace {
+
+sqlite_run_options options_for(const std::string& file) {
+    sqlite_run_options o;
+    o.path = test::scratch_dir() + "/" + file;
+    o.create_schema_if_missing = true;
+    return o;
+}
+
+run_record record(const std::string& task, int i, run_outcome outcome = run_outcome::succeeded) {
+    run_record r;
+    r.task = task;
+    r.lock_name = task + ":20240601";
+    r.instance = "host:42";
+    r.scheduled_at = timestamp{1'717'200'000'000ms + std::chrono::seconds{i}};
+    r.started_at = r.scheduled_at + 3ms;
+    r.finished_at = r.started_at + 250ms;
+    r.outcome = outcome;
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("sqlite run store: every field round-trips", "[sqlite][run_store]") {
+    auto store = make_sqlite_run_store(options_for("roundtrip.db"));
+    auto r = record("settle", 1);
+    r.fencing_token = 77;
+    r.message = "it's done; 100% = fine";
+    r.counters = {{"scanned", 42}, {"odd;key=%", -3}};
+    r.lock_lost = true;
+    store->append(r);
+    auto skipped = record("settle", 2, run_outcome::skipped_locked);
+    store->append(skipped);
+    const auto runs = store->last_runs("settle", 10);
+    REQUIRE(runs.size() == 2);
+    CHECK(runs[0].outcome == run_outcome::skipped_locked);
+    CHECK_FALSE(runs[0].fencing_token);
+    const auto& got = runs[1];
+    CHECK(got.task == r.task);
+    CHECK(got.lock_name == r.lock_name);
+    CHECK(got.instance == r.instance);
+    CHECK(got.scheduled_at == r.scheduled_at);
+    CHECK(got.started_at == r.started_at);
+    CHECK(got.finished_at == r.finished_at);
+    CHECK(got.fencing_token == 77);
+    CHECK(got.message == r.message);
+    CHECK(got.counters == r.counters);
+    CHECK(got.lock_lost);
+    CHECK(store->tasks() == std::vector<std::string>{"settle"});
+}
+
+TEST_CASE("sqlite run store: last N newest first, retention per task", "[sqlite][run_store]") {
+    auto o = options_for("retention.db");
+    o.retention.max_per_task = 5;
+    o.prune_every = 1;
+    auto store = make_sqlite_run_store(o);
+    for (int i = 0; i < 12; ++i) store->append(record("a", i));
+    store->append(record("b", 0));
+    const auto runs = store->last_runs("a", 100);
+    REQUIRE(runs.size() == 5);
+    CHECK(runs.front().scheduled_at == record("a", 11).scheduled_at);
+    CHECK(runs.back().scheduled_at == record("a", 7).scheduled_at);
+    CHECK(store->last_runs("a", 2).size() == 2);
+    CHECK(store->last_runs("b", 10).size() == 1);
+    CHECK(store->tasks() == std::vector<std::string>{"a", "b"});
+}
+
+TEST_CASE("sqlite run store: a second store on the same file reads what the first wrote", "[sqlite][run_store]") {
+    auto o = options_for("shared.db");
+    auto writer = make_sqlite_run_store(o);
+    writer->append(record("x", 1));
+    o.create_schema_if_missing = false;
+    auto reader = make_sqlite_run_store(o);
+    CHECK(reader->last_runs("x", 1).size() == 1);
+}
+
+TEST_CASE("sqlite run store: a missing table is an error that prints the DDL", "[sqlite][run_store]") {
+    auto o = options_for("missing.db");
+    o.create_schema_if_missing = false;
+    CHECK_THROWS_WITH(make_sqlite_run_store(o), Catch::Contains("run-record table \"shedlock_runs\" does not exist") &&
+                                                     Catch::Contains("CREATE TABLE IF NOT EXISTS shedlock_runs") &&
+                                                     Catch::Contains("CREATE INDEX IF NOT EXISTS shedlock_runs_task_id"));
+    o.table = "bad name";
+    CHECK_THROWS_AS(make_sqlite_run_store(o), configuration_error);
+}
