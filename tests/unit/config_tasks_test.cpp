@@ -1,0 +1,92 @@
+#include <shedlock/config_tasks.hpp>
+#include <shedlock/error.hpp>
+#include <shedlock/memory_run_store.hpp>
+#include <shedlock/providers/memory_lock_provider.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace shedlock;
+using Catch::Matchers::Contains;
+using std::chrono::milliseconds;
+
+namespace {
+
+void add_code_tasks(task_registry& registry) {
+    registry.add("reconcile", [](task_context&) {}, cron("0 0 2 * * ?"), lock_at_most_for("PT30M"));
+    registry.add("sync", [](task_context&) {}, fixed_delay(milliseconds{30'000}), lock_at_most_for("PT1M"),
+                 lock_at_least_for("PT5S"));
+}
+
+}  // namespace
+
+TEST_CASE("config overrides schedules and policies of tasks registered in code", "[config]") {
+    task_registry registry;
+    add_code_tasks(registry);
+    const auto config = parse_config(R"(
+[shedlock]
+default_lock_at_least_for = "PT2S"
+env = "prod"
+workers = 2
+[tasks.reconcile]
+cron = "0 30 3 * * ?"
+zone = "Europe/Berlin"
+lock_at_most_for = "PT45M"
+lock_name = "reconcile:{date}"
+keep_alive = true
+[tasks.sync]
+enabled = false
+)", "app.toml");
+    apply_config(registry, config);
+    const auto* reconcile = registry.find("reconcile");
+    CHECK(reconcile->schedule.expression == "0 30 3 * * ?");
+    CHECK(reconcile->schedule.zone == "Europe/Berlin");
+    CHECK(reconcile->lock_at_most_for == std::optional<std::string>{"PT45M"});
+    CHECK(reconcile->lock_at_least_for == "PT2S");  // the file's default: the code set none
+    CHECK(reconcile->lock_name == "reconcile:{date}");
+    CHECK(reconcile->keep_alive);
+    const auto* sync = registry.find("sync");
+    CHECK_FALSE(sync->enabled);
+    CHECK(sync->lock_at_least_for == "PT5S");  // the code's own value stays
+    CHECK(sync->schedule.kind == trigger_kind::fixed_delay);
+
+    providers::memory_lock_provider locks;
+    memory_run_store runs;
+    auto options = scheduler_options_from(config);
+    CHECK(options.worker_threads == 2);
+    CHECK(options.env == "prod");
+    scheduler s(locks, runs, options);
+    s.add(registry);
+    CHECK_NOTHROW(s.start());  // the overridden values pass the scheduler's validation
+    s.stop(milliseconds{1000});
+}
+
+TEST_CASE("config naming an unregistered task is an error with file and line", "[config]") {
+    task_registry registry;
+    add_code_tasks(registry);
+    const auto config = parse_config("[tasks.reconcille]\ncron = \"0 0 3 * * ?\"\n", "app.toml");
+    CHECK_THROWS_WITH(apply_config(registry, config),
+                      Contains("app.toml:1") && Contains("[tasks.reconcille]") && Contains("reconcile, sync"));
+    const auto with_command = parse_config("[tasks.backup]\ncron = \"0 0 3 * * ?\"\ncommand = [\"true\"]\n", "d.toml");
+    CHECK_NOTHROW(apply_config(registry, with_command));  // a daemon task, not a code task
+}
+
+TEST_CASE("config: a bad cron from the file fails scheduler start naming the task", "[config]") {
+    task_registry registry;
+    add_code_tasks(registry);
+    apply_config(registry, parse_config("[tasks.reconcile]\ncron = \"0 0 25 * * *\"\n", "app.toml"));
+    providers::memory_lock_provider locks;
+    memory_run_store runs;
+    scheduler s(locks, runs);
+    s.add(registry);
+    CHECK_THROWS_WITH(s.start(), Contains("reconcile") && Contains("hour 25 out of range 0-23"));
+}
+
+TEST_CASE("task_from_config builds a task from the file alone", "[config]") {
+    const auto file = parse_config("[tasks.backup]\nfixed_rate = \"PT1H\"\ncommand = [\"backup.sh\"]\n[tasks.none]\n"
+                                   "command = [\"x\"]\n", "d.toml");
+    const auto task = task_from_config(file.task("backup"), file);
+    CHECK(task.name == "backup");
+    CHECK(task.schedule.kind == trigger_kind::fixed_rate);
+    CHECK(task.schedule.period == milliseconds{3'600'000});
+    CHECK_THROWS_WITH(task_from_config(file.task("none"), file), Contains("d.toml:4") && Contains("no schedule"));
+}
