@@ -34,6 +34,9 @@ void install_forwarding(bool on) {
 [[noreturn]] void exec_child(const std::vector<std::string>& argv,
                              const std::vector<std::pair<std::string, std::string>>& extra_env, int report_fd) {
     ::setpgid(0, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);  // a daemon blocks signals for sigwait; the command must not inherit that
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // the wrapper died: its lease will lapse, so stop too
     for (const auto& [key, value] : extra_env) ::setenv(key.c_str(), value.c_str(), 1);
     std::vector<char*> args;
@@ -74,20 +77,23 @@ child_exit run_child(const std::vector<std::string>& argv,
                      const std::vector<std::pair<std::string, std::string>>& extra_env, const wait_policy& policy) {
     int report[2];
     if (::pipe2(report, O_CLOEXEC) != 0) return {127, false, false, true, std::strerror(errno)};
+    const bool forward = policy.forward_signals;
     pending_signal = 0;
-    install_forwarding(true);
+    if (forward) install_forwarding(true);
     const pid_t pid = ::fork();
     if (pid < 0) {
-        install_forwarding(false);
+        if (forward) install_forwarding(false);
         return {127, false, false, true, std::string("fork failed: ") + std::strerror(errno)};
     }
     if (pid == 0) {
-        install_forwarding(false);
+        if (forward) install_forwarding(false);
         exec_child(argv, extra_env, report[1]);
     }
     ::setpgid(pid, pid);  // also here: no race with a signal arriving before the child ran setpgid
-    child_group = pid;
-    if (pending_signal != 0) ::kill(-pid, pending_signal);
+    if (forward) {
+        child_group = pid;
+        if (pending_signal != 0) ::kill(-pid, pending_signal);
+    }
     ::close(report[1]);
     const std::string failed = exec_error(report[0], argv[0]);
 
@@ -106,8 +112,10 @@ child_exit run_child(const std::vector<std::string>& argv,
         }
         std::this_thread::sleep_for(std::chrono::milliseconds{20});
     }
-    install_forwarding(false);
-    child_group = 0;
+    if (forward) {
+        install_forwarding(false);
+        child_group = 0;
+    }
     if (!failed.empty()) return {127, false, false, true, failed};
     child_exit result = decode(status);
     result.timed_out = timed_out;

@@ -25,11 +25,14 @@ struct wait_policy {
     std::optional<std::chrono::steady_clock::time_point> deadline;  ///< stop the command then
     std::function<bool()> stop_requested;                           ///< polled; true -> stop it
     std::chrono::milliseconds kill_grace{10'000};                   ///< SIGTERM, then SIGKILL after this
+    /// Pass TERM/INT/HUP/QUIT/USR1/USR2 received by this process to the command. Only for one
+    /// command at a time (`shedlock run`); the daemon stops its commands through stop_requested.
+    bool forward_signals = true;
 };
 
-/// Starts argv[0] (searched in PATH) with `extra_env` added, in a new process group, and forwards
-/// SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 that this process receives to that group
-/// until it exits. Blocks until the command has exited.
+/// Starts argv[0] (searched in PATH) with `extra_env` added, in a new process group with an empty
+/// signal mask, and (policy.forward_signals) forwards SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1 and
+/// SIGUSR2 that this process receives to that group until it exits. Blocks until it has exited.
 child_exit run_child(const std::vector<std::string>& argv,
                      const std::vector<std::pair<std::string, std::string>>& extra_env, const wait_policy& policy);
 

@@ -12,5 +12,7 @@ void add_locks_command(CLI::App& app, int& exit_status);
 void add_schema_command(CLI::App& app, int& exit_status);
 void add_doctor_command(CLI::App& app, int& exit_status);
 void add_bench_command(CLI::App& app, int& exit_status);
+void add_runs_command(CLI::App& app, int& exit_status);
+void add_daemon_command(CLI::App& app, int& exit_status);
 
 }  // namespace shedlock::cli

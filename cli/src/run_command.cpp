@@ -5,7 +5,9 @@
 #include "log.hpp"
 #include "provider_factory.hpp"
 
+#include <shedlock/config.hpp>
 #include <shedlock/duration.hpp>
+#include <shedlock/trigger.hpp>
 #include <shedlock/locking_task_executor.hpp>
 
 #include <CLI/CLI.hpp>
@@ -23,6 +25,8 @@ struct run_options {
     int skipped_exit = exit_locked;
     int unavailable_exit = exit_unavailable;
     std::vector<std::string> command;
+    std::string config;
+    std::string task;
 };
 
 const char* const run_footer = R"(
@@ -37,7 +41,8 @@ Signals sent to shedlock (TERM, INT, HUP, QUIT, USR1, USR2) are passed to the co
 Examples:
   shedlock run --provider sqlite:/var/lib/locks.db --name nightly-report --at-most PT2H -- /usr/local/bin/report
   shedlock run --provider 'postgresql://app@db/ops' --name settle --at-most 10m --at-least 30s --skipped-exit 0 -- ./settle.sh
-  shedlock run --provider redis://127.0.0.1:6379/0 --name sync --at-most 1m --keep-alive --timeout 3h -- rsync -a src/ dst/)";
+  shedlock run --provider redis://127.0.0.1:6379/0 --name sync --at-most 1m --keep-alive --timeout 3h -- rsync -a src/ dst/
+  shedlock run --config /etc/shedlock.toml --task nightly-report)";
 
 std::vector<std::pair<std::string, std::string>> child_environment(const task_context& ctx) {
     std::vector<std::pair<std::string, std::string>> env{{"SHEDLOCK_LOCK_NAME", ctx.lock_name()}};
@@ -45,7 +50,36 @@ std::vector<std::pair<std::string, std::string>> child_environment(const task_co
     return env;
 }
 
-int run(const run_options& o) {
+/// Fills what the flags left open from `[shedlock]` and `[tasks.<task>]` of the config file.
+run_options with_config(run_options o) {
+    const shedlock_config file = load_config(o.config);
+    const std::string task_name = o.task.empty() ? o.name : o.task;
+    if (task_name.empty()) throw configuration_error("--config needs --task NAME (a [tasks.NAME] table of " + o.config + ")");
+    const task_config& t = file.task(task_name);
+    if (o.provider.empty()) o.provider = file.provider;
+    const trigger zone_source = t.cron ? cron(*t.cron, t.zone.value_or("")) : fixed_rate(std::chrono::seconds{1});
+    if (o.name.empty() || !o.task.empty())
+        o.name = render_template(t.lock_name.value_or(task_name), zone_source, system_clock::instance().now(), file.env);
+    auto most = t.lock_at_most_for ? t.lock_at_most_for : file.default_lock_at_most_for;
+    auto least = t.lock_at_least_for ? t.lock_at_least_for : file.default_lock_at_least_for;
+    if (o.at_most.empty() && most) o.at_most = format_duration(*most);
+    if (o.at_least == "PT0S" && least) o.at_least = format_duration(*least);
+    if (t.keep_alive) o.keep_alive = o.keep_alive || *t.keep_alive;
+    if (o.timeout.empty() && t.timeout) o.timeout = format_duration(*t.timeout);
+    if (o.command.empty()) o.command = t.command;
+    return o;
+}
+
+void require(const run_options& o) {
+    if (o.provider.empty()) throw CLI::RequiredError("--provider (or SHEDLOCK_PROVIDER, or --config with [shedlock] provider)");
+    if (o.name.empty()) throw CLI::RequiredError("--name");
+    if (o.at_most.empty()) throw CLI::RequiredError("--at-most (or lock_at_most_for in the config file)");
+    if (o.command.empty()) throw CLI::RequiredError("a command after -- (or command = [...] in the config file)");
+}
+
+int run(run_options o) {
+    if (!o.config.empty()) o = with_config(std::move(o));
+    require(o);
     const lock_configuration config{o.name, o.at_most, o.at_least};  // configuration_error before any I/O
     std::optional<std::chrono::milliseconds> timeout;
     if (!o.timeout.empty()) timeout = parse_duration(o.timeout, "--timeout");
@@ -88,16 +122,17 @@ void add_run_command(CLI::App& app, int& exit_status) {
     auto o = std::make_shared<run_options>();
     auto* cmd = app.add_subcommand("run", "Run a command only if the named lock was acquired (crontab wrapper)");
     cmd->add_option("--provider,-p", o->provider, "Lock backend URI (sqlite:FILE, postgresql://..., mysql://..., redis://...)")
-        ->envname("SHEDLOCK_PROVIDER")
-        ->required();
-    cmd->add_option("--name,-n", o->name, "Lock name, 1-64 characters")->required();
-    cmd->add_option("--at-most", o->at_most, "lock_at_most_for: longest hold, e.g. PT10M or 10m")->required();
+        ->envname("SHEDLOCK_PROVIDER");
+    cmd->add_option("--name,-n", o->name, "Lock name, 1-64 characters");
+    cmd->add_option("--at-most", o->at_most, "lock_at_most_for: longest hold, e.g. PT10M or 10m");
     cmd->add_option("--at-least", o->at_least, "lock_at_least_for: shortest hold, e.g. PT30S (default PT0S)");
     cmd->add_flag("--keep-alive", o->keep_alive, "Extend the lock every at-most/2 while the command runs");
     cmd->add_option("--timeout", o->timeout, "Stop the command after this long (SIGTERM, then SIGKILL after 10s)");
     cmd->add_option("--skipped-exit", o->skipped_exit, "Exit status when the lock was held elsewhere (default 75)");
     cmd->add_option("--unavailable-exit", o->unavailable_exit, "Exit status when the backend was unreachable (default 69)");
-    cmd->add_option("command", o->command, "The command and its arguments, after --")->required();
+    cmd->add_option("--config,-c", o->config, "Take provider, lock policy and command from this TOML file");
+    cmd->add_option("--task,-t", o->task, "With --config: the [tasks.<task>] table to use (default: --name)");
+    cmd->add_option("command", o->command, "The command and its arguments, after --");
     cmd->footer(run_footer);
     cmd->callback([o, &exit_status] { exit_status = run(*o); });
 }

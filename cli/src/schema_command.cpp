@@ -2,6 +2,9 @@
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "provider_factory.hpp"
+#include "run_store_factory.hpp"
+
+#include <shedlock/error.hpp>
 
 #include <shedlock/provider_uri.hpp>
 
@@ -25,9 +28,17 @@ int print(const schema_options& o) {
 
 int apply(const schema_options& o) {
     auto opened = open_provider(o.provider, {.create_schema = true});
-    std::cout << (opened.sql ? "lock table " + opened.sql->table().qualified() + " is ready on " + opened.display
-                             : opened.kind + " needs no schema")
-              << "\n";
+    if (!opened.sql) {
+        std::cout << opened.kind << " needs no schema\n";
+        return exit_ok;
+    }
+    std::cout << "lock table " << opened.sql->table().qualified() << " is ready on " << opened.display << "\n";
+    try {
+        (void)open_run_store(o.provider, {.create_schema = true, .retention = {}});
+        std::cout << "run-record table shedlock_runs is ready\n";
+    } catch (const configuration_error& e) {
+        std::cout << "run records: " << e.what() << "\n";  // a backend without a run store in this build
+    }
     return exit_ok;
 }
 
@@ -39,10 +50,10 @@ void add_schema_command(CLI::App& app, int& exit_status) {
     cmd->require_subcommand(1);
     cmd->footer("\nExamples:\n  shedlock schema print -p 'postgresql://db/app?table=ops.shedlock' > V1__shedlock.sql\n"
                 "  shedlock schema apply -p sqlite:/var/lib/locks.db");
-    auto* print_cmd = cmd->add_subcommand("print", "Print the DDL (for Flyway/Liquibase migrations); connects to nothing");
+    auto* print_cmd = cmd->add_subcommand("print", "Print the DDL of the lock and run-record tables (for Flyway/Liquibase); connects to nothing");
     print_cmd->add_option("--provider,-p", o->provider, "Lock backend URI")->envname("SHEDLOCK_PROVIDER")->required();
     print_cmd->callback([o, &exit_status] { exit_status = print(*o); });
-    auto* apply_cmd = cmd->add_subcommand("apply", "Create the lock table if it does not exist");
+    auto* apply_cmd = cmd->add_subcommand("apply", "Create the lock and run-record tables if they do not exist");
     apply_cmd->add_option("--provider,-p", o->provider, "Lock backend URI")->envname("SHEDLOCK_PROVIDER")->required();
     apply_cmd->callback([o, &exit_status] { exit_status = apply(*o); });
 }

@@ -3,8 +3,12 @@
 /// When a task fires: cron, fixed rate or fixed delay. Plain data, so a configuration file can
 /// build or override it; checked when the scheduler starts.
 
+#include <shedlock/time.hpp>
+
 #include <chrono>
+#include <cstddef>
 #include <string>
+#include <vector>
 
 namespace shedlock {
 
@@ -39,5 +43,15 @@ trigger aligned_rate(std::chrono::milliseconds period, std::chrono::milliseconds
 /// Fires `delay` after the previous run finished (the first time at start + initial_delay).
 trigger fixed_delay(std::chrono::milliseconds delay,
                     std::chrono::milliseconds initial_delay = std::chrono::milliseconds{0});
+
+/// The next `n` firings of `t` for a scheduler started at `now` (fixed_delay assumes runs that
+/// take no time), for previews such as `shedlock daemon --dry-run`. Empty for a disabled cron.
+/// Throws configuration_error for an invalid trigger (bad cron, unknown zone, period <= 0).
+std::vector<timestamp> upcoming_firings(const trigger& t, timestamp now, std::size_t n);
+
+/// Renders `{date}` (20240601), `{datetime}` (20240601T020000) and `{env}` in `text` for a firing
+/// at `at`, in the trigger's zone (the cron zone, else UTC) — what lock-name templates use.
+/// Throws configuration_error for an unknown placeholder or `{env}` with an empty `env`.
+std::string render_template(const std::string& text, const trigger& t, timestamp at, const std::string& env);
 
 }  // namespace shedlock

@@ -1,0 +1,100 @@
+// shedlock daemon: a distributed cron. Runs the config file's commands with the scheduler; each
+// firing runs on one instance of the cluster.
+#include "commands.hpp"
+#include "daemon_tasks.hpp"
+#include "exit_codes.hpp"
+#include "log.hpp"
+#include "output.hpp"
+#include "provider_factory.hpp"
+#include "run_store_factory.hpp"
+
+#include <shedlock/config_tasks.hpp>
+#include <shedlock/duration.hpp>
+#include <shedlock/scheduler.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <signal.h>
+#include <string.h>
+
+#include <iostream>
+
+namespace shedlock::cli {
+namespace {
+
+struct daemon_options {
+    std::string config;
+    std::string provider;
+    bool dry_run = false;
+    std::size_t count = 5;
+    std::string grace = "PT30S";
+};
+
+int dry_run(const std::vector<task_definition>& tasks, const shedlock_config& config, std::size_t count) {
+    const timestamp now = system_clock::instance().now();
+    for (const auto& t : tasks) {
+        std::cout << t.name << ": " << t.schedule.describe() << ", lock_at_most_for "
+                  << t.lock_at_most_for.value_or(config.default_lock_at_most_for ? format_duration(*config.default_lock_at_most_for)
+                                                                                 : "(none)")
+                  << ", lock_at_least_for " << t.lock_at_least_for << (t.enabled ? "" : " [disabled]") << "\n";
+        for (timestamp at : upcoming_firings(t.schedule, now, count)) {
+            const std::string lock = render_template(t.lock_name.empty() ? t.name : t.lock_name, t.schedule, at, config.env);
+            std::cout << "  " << iso_time(at) << "  lock " << lock << "\n";
+        }
+    }
+    return exit_ok;
+}
+
+/// Blocks the stop signals in every thread (the scheduler's threads inherit the mask), so that
+/// only the main thread's sigwait sees them.
+sigset_t block_stop_signals() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&set, sig);
+    ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    return set;
+}
+
+int run_daemon(const daemon_options& o) {
+    const auto grace = parse_duration(o.grace, "--grace");
+    const shedlock_config config = load_config(o.config);
+    const auto tasks = daemon_tasks(config);
+    if (o.dry_run) return dry_run(tasks, config, o.count);
+    const std::string uri = o.provider.empty() ? config.provider : o.provider;
+    if (uri.empty()) throw configuration_error(o.config + ": [shedlock] provider is missing; add provider = \"sqlite:/var/lib/app/locks.db\"");
+    const sigset_t stop_signals = block_stop_signals();
+    auto locks = open_provider(uri);
+    run_store_request store_request{true, {}};
+    store_request.retention.max_per_task = config.run_retention;
+    auto runs = open_run_store(uri, store_request);
+    auto options = scheduler_options_from(config);
+    options.warn = [](const std::string& message) { log(log_level::warn, message); };
+    scheduler daemon(*locks.provider, *runs, options);
+    for (const auto& t : tasks) daemon.add(t);
+    daemon.start();
+    log(log_level::info, "daemon started: " + std::to_string(tasks.size()) + " task(s) on " + locks.display);
+    int sig = 0;
+    ::sigwait(&stop_signals, &sig);
+    log(log_level::info, std::string("signal ") + ::strsignal(sig) + ": stopping (grace " + o.grace + ")");
+    daemon.stop(grace);
+    log(log_level::info, "daemon stopped");
+    return exit_ok;
+}
+
+}  // namespace
+
+void add_daemon_command(CLI::App& app, int& exit_status) {
+    auto o = std::make_shared<daemon_options>();
+    auto* cmd = app.add_subcommand("daemon", "Run the config file's tasks (commands): a distributed cron");
+    cmd->add_option("--config,-c", o->config, "TOML config file with [shedlock] and [tasks.<name>] tables")->required();
+    cmd->add_option("--provider,-p", o->provider, "Override [shedlock] provider");
+    cmd->add_flag("--dry-run", o->dry_run, "Print each task's next fire times and lock names, run nothing");
+    cmd->add_option("--count", o->count, "Fire times per task for --dry-run (default 5)");
+    cmd->add_option("--grace", o->grace, "On SIGTERM/SIGINT: how long running commands get (default PT30S)");
+    cmd->footer("\nEvery host runs the same daemon with the same file; each firing runs once in the cluster.\n"
+                "SIGTERM/SIGINT: no new firings, running commands get SIGTERM and --grace, locks are released.\n"
+                "Examples:\n  shedlock daemon -c /etc/shedlock.toml --dry-run\n  shedlock daemon -c /etc/shedlock.toml");
+    cmd->callback([o, &exit_status] { exit_status = run_daemon(*o); });
+}
+
+}  // namespace shedlock::cli

@@ -1,0 +1,147 @@
+// End-to-end: `shedlock daemon` as a distributed cron, and config-file errors as a user meets them.
+#include "cli_process.hpp"
+
+#include "../providers/test_env.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <thread>
+
+using namespace shedlock::test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::string write_config(const std::string& name, const std::string& text) {
+    const std::string path = scratch_dir() + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+}
+
+/// lock name -> outcomes, from `shedlock runs --json` (one JSON object per line).
+std::map<std::string, std::vector<std::string>> outcomes_by_lock(const std::string& json) {
+    std::map<std::string, std::vector<std::string>> out;
+    const std::regex record("\"lock_name\": \"([^\"]+)\".*?\"outcome\": \"([a-z_]+)\"");
+    for (std::sregex_iterator it(json.begin(), json.end(), record), end; it != end; ++it)
+        out[(*it)[1]].push_back((*it)[2]);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("cli daemon: 3 processes on one config run every firing exactly once", "[cli][daemon]") {
+    const std::string db = scratch_dir() + "/daemon.db";
+    const std::string out = scratch_dir() + "/ticks.txt";
+    const auto config = write_config("daemon.toml", R"([shedlock]
+provider = "sqlite:)" + db + R"("
+default_lock_at_most_for = "PT1M"
+default_lock_at_least_for = "500ms"
+
+[tasks.tick]
+cron = "* * * * * *"
+lock_name = "tick:{datetime}"
+command = ["sh", "-c", "echo {lock_name} >> )" + out + R"("]
+)");
+    REQUIRE(run_cli({"schema", "apply", "-p", "sqlite:" + db}).status == 0);
+    std::vector<pid_t> daemons;
+    for (int i = 0; i < 3; ++i) daemons.push_back(start_cli({"daemon", "-c", config}));
+    std::this_thread::sleep_for(std::chrono::milliseconds{5500});
+    for (pid_t pid : daemons) ::kill(pid, SIGTERM);
+    for (pid_t pid : daemons) CHECK(wait_cli(pid) == 0);
+
+    const auto runs = run_cli({"runs", "-c", config, "--json", "-n", "1000"});
+    REQUIRE(runs.status == 0);
+    const auto by_lock = outcomes_by_lock(runs.out);
+    int firings_seen_by_all = 0;
+    for (const auto& [lock, outcomes] : by_lock) {
+        INFO(lock);
+        CHECK(std::count(outcomes.begin(), outcomes.end(), "succeeded") == 1);  // never twice, never lost
+        if (outcomes.size() == 3) {
+            ++firings_seen_by_all;
+            CHECK(std::count(outcomes.begin(), outcomes.end(), "skipped_locked") == 2);
+        }
+    }
+    CHECK(firings_seen_by_all >= 3);
+    std::ifstream lines(out);
+    std::map<std::string, int> executions;
+    for (std::string line; std::getline(lines, line);) ++executions[line];
+    for (const auto& [lock, n] : executions) CHECK(n == 1);
+    CHECK(executions.size() == by_lock.size());
+}
+
+TEST_CASE("cli daemon: SIGTERM stops a running command within grace and records it", "[cli][daemon]") {
+    const std::string db = scratch_dir() + "/stop.db";
+    const std::string started = scratch_dir() + "/long-started";
+    const auto config = write_config("stop.toml", R"([shedlock]
+provider = "sqlite:)" + db + R"("
+[tasks.long]
+fixed_rate = "PT1H"
+lock_at_most_for = "PT10M"
+command = ["sh", "-c", "echo x > )" + started + R"(; exec sleep 60"]
+)");
+    REQUIRE(run_cli({"schema", "apply", "-p", "sqlite:" + db}).status == 0);
+    const pid_t daemon = start_cli({"daemon", "-c", config, "--grace", "5s"});
+    REQUIRE(wait_for_file(started, 10));
+    const auto begin = std::chrono::steady_clock::now();
+    ::kill(daemon, SIGTERM);
+    CHECK(wait_cli(daemon) == 0);
+    CHECK(std::chrono::steady_clock::now() - begin < std::chrono::seconds{5});
+    auto runs = run_cli({"runs", "-c", config, "--json"});
+    CHECK_THAT(runs.out, Contains("\"task\": \"long\"") && Contains("\"outcome\": \"failed\"") &&
+                             Contains("killed by signal 15"));
+    CHECK(run_cli({"run", "-c", config, "-t", "long", "--", "true"}).status == 0);  // lock released
+}
+
+TEST_CASE("cli config errors name the file and the line", "[cli][config]") {
+    const auto misspelled = write_config("misspelled.toml", "[shedlock]\nprovider = \"memory:\"\n\n[tasks.a]\ncron = \"* * * * * *\"\nlock_at_mots_for = \"PT1M\"\ncommand = [\"true\"]\n");
+    auto r = run_cli({"daemon", "-c", misspelled, "--dry-run"});
+    CHECK(r.status == 78);
+    CHECK_THAT(r.err, Contains("misspelled.toml:6") && Contains("lock_at_mots_for") && Contains("did you mean \"lock_at_most_for\""));
+
+    const auto duration = write_config("duration.toml", "[tasks.a]\ncron = \"* * * * * *\"\nlock_at_most_for = \"60000\"\ncommand = [\"true\"]\n");
+    r = run_cli({"daemon", "-c", duration, "--dry-run"});
+    CHECK(r.status == 78);
+    CHECK_THAT(r.err, Contains("duration.toml:3") && Contains("\"60000\""));
+
+    const auto bad_cron = write_config("cron.toml", "[shedlock]\n[tasks.nightly]\ncron = \"0 0 25 * * *\"\ncommand = [\"true\"]\n");
+    r = run_cli({"daemon", "-c", bad_cron, "--dry-run"});
+    CHECK(r.status == 78);
+    CHECK_THAT(r.err, Contains("cron.toml:2") && Contains("[tasks.nightly]") && Contains("hour 25 out of range 0-23"));
+
+    ::unsetenv("SHEDLOCK_TEST_NOT_SET");
+    const auto unset = write_config("unset.toml", "[shedlock]\nprovider = \"${SHEDLOCK_TEST_NOT_SET}\"\n");
+    r = run_cli({"daemon", "-c", unset, "--dry-run"});
+    CHECK(r.status == 78);
+    CHECK_THAT(r.err, Contains("unset.toml:2") && Contains("SHEDLOCK_TEST_NOT_SET is not set"));
+}
+
+TEST_CASE("cli daemon --dry-run prints the next fire times and lock names", "[cli][daemon]") {
+    const auto config = write_config("dry.toml", "[shedlock]\nenv = \"prod\"\n[tasks.settle]\ncron = \"0 0 2 * * ?\"\n"
+                                                  "zone = \"Europe/Berlin\"\nlock_name = \"settle:{env}:{date}\"\n"
+                                                  "lock_at_most_for = \"PT1H\"\ncommand = [\"true\"]\n");
+    auto r = run_cli({"daemon", "-c", config, "--dry-run", "--count", "3"});
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Contains("settle: cron(") && Contains("lock settle:prod:2"));
+    std::size_t times = 0;
+    for (std::size_t pos = 0; (pos = r.out.find("  lock settle:", pos)) != std::string::npos; ++pos) ++times;
+    CHECK(times == 3);
+    CHECK_THAT(r.out, Contains(":00:00.000Z"));  // 02:00 Berlin is 00:00 or 01:00 UTC
+}
+
+TEST_CASE("cli run --config takes provider, policy and command from the file", "[cli][config]") {
+    const std::string db = scratch_dir() + "/runcfg.db";
+    REQUIRE(run_cli({"schema", "apply", "-p", "sqlite:" + db}).status == 0);
+    const auto config = write_config("run.toml", "[shedlock]\nprovider = \"sqlite:" + db + "\"\n[tasks.report]\n"
+                                                  "lock_name = \"report:{date}\"\nlock_at_most_for = \"PT5M\"\n"
+                                                  "command = [\"sh\", \"-c\", \"echo $SHEDLOCK_LOCK_NAME; exit 4\"]\n");
+    auto r = run_cli({"run", "-c", config, "-t", "report"});
+    CHECK(r.status == 4);
+    CHECK_THAT(r.out, Contains("report:20"));
+    CHECK(run_cli({"run", "-c", config, "-t", "nope"}).status == 78);
+}
