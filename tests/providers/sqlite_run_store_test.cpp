@@ -95,3 +95,22 @@ TEST_CASE("sqlite run store: a missing table is an error that prints the DDL", "
     o.table = "bad name";
     CHECK_THROWS_AS(make_sqlite_run_store(o), configuration_error);
 }
+
+TEST_CASE("sqlite run store: from_uri takes the lock URI plus runs_table", "[sqlite][run_store][uri]") {
+    const auto o = sqlite_run_options::from_uri(
+        parse_provider_uri("sqlite:" + test::scratch_dir() + "/uri.db?table=locks&runs_table=runs&create_schema=1"
+                           "&busy_timeout=2s&durability=full"));
+    CHECK(o.path == test::scratch_dir() + "/uri.db");
+    CHECK(o.table == "runs");
+    CHECK(o.create_schema_if_missing);
+    CHECK(o.busy_timeout == 2s);
+    CHECK(o.durability == sqlite_durability::full);
+    CHECK(sqlite_run_options::from_uri(parse_provider_uri("sqlite:x.db")).table == "shedlock_runs");
+    CHECK_FALSE(sqlite_run_options::from_uri(parse_provider_uri("sqlite:x.db")).create_schema_if_missing);
+    CHECK(sqlite_options::from_uri(parse_provider_uri("sqlite:x.db?runs_table=r")).table == "shedlock");
+    CHECK_THROWS_AS(sqlite_run_options::from_uri(parse_provider_uri("sqlite:x.db?runs_table=no-good")), configuration_error);
+    CHECK_THROWS_AS(sqlite_run_options::from_uri(parse_provider_uri("sqlite:x.db?runs=x")), configuration_error);
+    auto store = make_sqlite_run_store(o);
+    store->append(record("u", 1));
+    CHECK(store->last_runs("u", 1).size() == 1);
+}

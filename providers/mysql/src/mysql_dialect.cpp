@@ -64,6 +64,36 @@ public:
     }
 
     std::string server_now_sql() const override { return std::string("SELECT ") + server_now; }
+
+    // One statement (the index inside CREATE TABLE: MySQL has no CREATE INDEX IF NOT EXISTS).
+    // task is utf8mb4_bin so 'A' and 'a' are different tasks and tasks() sorts bytewise; TEXT
+    // columns have no DEFAULT (MySQL before 8.0.13 refuses one) and are always written.
+    std::vector<std::string> run_table_schema_sql(const table_name& t) const override {
+        return {"CREATE TABLE IF NOT EXISTS " + t.qualified() +
+                " (\n  id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,\n"
+                "  task VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,\n"
+                "  lock_name VARCHAR(64) NOT NULL,\n  instance VARCHAR(255) NOT NULL,\n"
+                "  scheduled_at DATETIME(3) NOT NULL,\n  started_at DATETIME(3) NOT NULL,\n"
+                "  finished_at DATETIME(3) NOT NULL,\n  outcome VARCHAR(16) NOT NULL,\n  fencing_token BIGINT NULL,\n"
+                "  message TEXT NOT NULL,\n  counters TEXT NOT NULL,\n  lock_lost TINYINT NOT NULL DEFAULT 0,\n"
+                "  INDEX " + t.table() + "_task_id (task, id)\n)"};
+    }
+
+    // MySQL refuses a DELETE whose subquery reads the same table (error 1093), so the count
+    // prune joins a derived table; its LIMIT keeps it from being merged back into the DELETE.
+    sql::run_statements run_store_statements(const table_name& t) const override {
+        const std::string tb = t.qualified();
+        const std::string columns = "task, lock_name, instance, scheduled_at, started_at, finished_at, outcome, "
+                                    "fencing_token, message, counters, lock_lost";
+        return {"INSERT INTO " + tb + " (" + columns +
+                    ") VALUES (?, ?, ?, ?, ?, ?, ?, CAST(NULLIF(?, '') AS SIGNED), ?, ?, ?)",
+                "SELECT " + columns + " FROM " + tb + " WHERE task = ? ORDER BY id DESC LIMIT ?",
+                "SELECT DISTINCT task FROM " + tb + " ORDER BY task",
+                "DELETE r FROM " + tb + " AS r JOIN (SELECT task, id FROM " + tb +
+                    " WHERE task = ? ORDER BY id DESC LIMIT 1 OFFSET ?) AS cutoff ON r.task = cutoff.task AND r.id <= cutoff.id",
+                "DELETE FROM " + tb + " WHERE finished_at < ?",
+                "SELECT " + columns + " FROM " + tb + " WHERE 1 = 0"};
+    }
 };
 
 }  // namespace

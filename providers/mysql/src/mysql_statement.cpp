@@ -54,7 +54,7 @@ void mysql_statement::fetch_rows(sql::sql_result& result) {
     if (!meta) return;  // not a SELECT
     const unsigned columns = mysql_num_fields(meta);
     mysql_free_result(meta);
-    constexpr std::size_t width = 1024;  // every column we read is at most VARCHAR(255)
+    constexpr std::size_t width = 1024;  // enough for every lock column (at most VARCHAR(255))
     std::vector<std::vector<char>> buffers(columns, std::vector<char>(width));
     std::vector<unsigned long> lengths(columns);
     std::vector<my_bool> nulls(columns);
@@ -69,12 +69,33 @@ void mysql_statement::fetch_rows(sql::sql_result& result) {
     }
     if (mysql_stmt_bind_result(stmt_, binds.data()) != 0 || mysql_stmt_store_result(stmt_) != 0)
         throw_mysql_error(stmt_, context_);
-    while (mysql_stmt_fetch(stmt_) == 0) {
+    // A longer value (a run record's message or counters) reports MYSQL_DATA_TRUNCATED; it is
+    // then read again whole, so no row is cut short or dropped.
+    int status = 0;
+    while ((status = mysql_stmt_fetch(stmt_)) == 0 || status == MYSQL_DATA_TRUNCATED) {
         auto& row = result.rows.emplace_back();
-        for (unsigned i = 0; i < columns; ++i)
-            row.push_back(nulls[i] ? std::nullopt : std::optional<std::string>(std::string(buffers[i].data(), std::min<std::size_t>(lengths[i], width))));
+        for (unsigned i = 0; i < columns; ++i) {
+            if (nulls[i]) row.emplace_back();
+            else if (lengths[i] <= width) row.emplace_back(std::string(buffers[i].data(), lengths[i]));
+            else row.emplace_back(fetch_whole_column(i, lengths[i]));
+        }
     }
+    if (status == 1) throw_mysql_error(stmt_, context_);
     mysql_stmt_free_result(stmt_);
+}
+
+std::string mysql_statement::fetch_whole_column(unsigned column, unsigned long length) {
+    std::string value(length, '\0');
+    unsigned long got = 0;
+    MYSQL_BIND bind;
+    std::memset(&bind, 0, sizeof(MYSQL_BIND));
+    bind.buffer_type = MYSQL_TYPE_STRING;
+    bind.buffer = value.data();
+    bind.buffer_length = length;
+    bind.length = &got;
+    if (mysql_stmt_fetch_column(stmt_, &bind, column, 0) != 0) throw_mysql_error(stmt_, context_);
+    value.resize(std::min(got, length));
+    return value;
 }
 
 std::int64_t rows_matched_or(MYSQL* db, std::int64_t affected) {

@@ -22,6 +22,8 @@ public:
 
 private:
     void fetch_rows(sql::sql_result& result);
+    /// The current row's value of `column`, `length` bytes long, fetched in full.
+    std::string fetch_whole_column(unsigned column, unsigned long length);
 
     MYSQL* db_;
     MYSQL_STMT* stmt_;

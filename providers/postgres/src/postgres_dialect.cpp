@@ -83,6 +83,34 @@ public:
 
     std::string server_now_sql() const override { return std::string("SELECT ") + server_now; }
 
+    // An index name cannot be schema-qualified: PostgreSQL puts it in the table's schema.
+    std::vector<std::string> run_table_schema_sql(const table_name& t) const override {
+        return {"CREATE TABLE IF NOT EXISTS " + t.qualified() +
+                    " (\n  id BIGSERIAL PRIMARY KEY,\n  task VARCHAR(255) NOT NULL,\n"
+                    "  lock_name VARCHAR(64) NOT NULL,\n  instance VARCHAR(255) NOT NULL,\n"
+                    "  scheduled_at TIMESTAMP(3) NOT NULL,\n  started_at TIMESTAMP(3) NOT NULL,\n"
+                    "  finished_at TIMESTAMP(3) NOT NULL,\n  outcome VARCHAR(16) NOT NULL,\n  fencing_token BIGINT,\n"
+                    "  message TEXT NOT NULL DEFAULT '',\n  counters TEXT NOT NULL DEFAULT '',\n"
+                    "  lock_lost SMALLINT NOT NULL DEFAULT 0\n)",
+                "CREATE INDEX IF NOT EXISTS " + t.table() + "_task_id ON " + t.qualified() + " (task, id)"};
+    }
+
+    // Times are UTC text bound as timestamp(3); task names sort bytewise (COLLATE "C"), as
+    // run_store::tasks() promises, whatever the database's collation.
+    sql::run_statements run_store_statements(const table_name& t) const override {
+        const std::string tb = t.qualified();
+        const std::string columns = "task, lock_name, instance, scheduled_at, started_at, finished_at, outcome, "
+                                    "fencing_token, message, counters, lock_lost";
+        return {"INSERT INTO " + tb + " (" + columns + ") VALUES ($1, $2, $3, " + ts(4) + ", " + ts(5) + ", " +
+                    ts(6) + ", $7, NULLIF($8, '')::bigint, $9, $10, $11::smallint)",
+                "SELECT " + columns + " FROM " + tb + " WHERE task = $1 ORDER BY id DESC LIMIT $2::bigint",
+                "SELECT DISTINCT task COLLATE \"C\" AS task FROM " + tb + " ORDER BY 1",
+                "DELETE FROM " + tb + " WHERE task = $1 AND id <= (SELECT id FROM " + tb +
+                    " WHERE task = $1 ORDER BY id DESC LIMIT 1 OFFSET $2::bigint)",
+                "DELETE FROM " + tb + " WHERE finished_at < " + ts(1),
+                "SELECT " + columns + " FROM " + tb + " WHERE 1 = 0"};
+    }
+
 private:
     bool async_unlock_;
 };

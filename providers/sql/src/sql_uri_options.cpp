@@ -8,9 +8,16 @@ void read_sql_uri_options(uri_options& options, sql_lock_options& out) {
         (void)table_name(*table);  // validate now, so the URI is rejected before any connection
         out.table = *table;
     }
+    if (auto runs = options.text("runs_table")) (void)table_name(*runs);  // for the run store
     if (auto v = options.flag("use_db_time")) out.use_db_time = *v;
     if (auto v = options.flag("create_schema")) out.create_schema_if_missing = *v;
     if (auto v = options.integer("pool_size", 1, 256)) out.pool_size = static_cast<std::size_t>(*v);
+}
+
+void read_sql_run_uri_options(const provider_uri& uri, const sql_lock_options& lock, sql_run_options& out) {
+    const auto runs = uri.query.find("runs_table");
+    out.table = runs == uri.query.end() ? sql_run_options{}.table : runs->second;
+    out.create_schema_if_missing = lock.create_schema_if_missing;
 }
 
 void require_scheme(const provider_uri& uri, std::initializer_list<const char*> accepted) {

@@ -1,0 +1,127 @@
+// The PostgreSQL run store on the real test server: the shared run-store checks, schema handling
+// and URIs. Every test uses its own table `runs_<test>_<pid>`, dropped at the end.
+#include "run_store_checks.hpp"
+#include "server_env.hpp"
+
+#include <shedlock/error.hpp>
+#include <shedlock/providers/postgres_run_store.hpp>
+
+#include <catch2/catch.hpp>
+#include <pqxx/pqxx>
+
+#include <unistd.h>
+
+using namespace shedlock;
+using namespace shedlock::providers;
+using Catch::Matchers::Contains;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string server_uri() { return test::required_env("SHEDLOCK_TEST_POSTGRES_URI", "scripts/servers/postgres.sh"); }
+
+void exec(const std::string& sql) {
+    const auto o = postgres_options::from_uri(parse_provider_uri(server_uri()));
+    pqxx::connection c("host=" + o.host + " port=" + std::to_string(o.port) + " dbname=" + o.database +
+                       " user=" + o.user + " password=" + o.password.value_or(""));
+    pqxx::nontransaction(c).exec(sql);
+}
+
+/// Options for table `runs_<name>_<pid>` (created on demand); the table is dropped when the
+/// returned guard goes out of scope.
+struct scratch_table {
+    explicit scratch_table(const std::string& name) : table("runs_" + name + "_" + std::to_string(::getpid())) {
+        exec("DROP TABLE IF EXISTS " + table);
+        options = postgres_run_options::from_uri(parse_provider_uri(server_uri()));
+        options.table = table;
+        options.create_schema_if_missing = true;
+    }
+    ~scratch_table() {
+        try {
+            exec("DROP TABLE IF EXISTS " + table);
+        } catch (...) {  // a failed cleanup must not hide the test's own result
+        }
+    }
+    std::string table;
+    postgres_run_options options;
+};
+
+}  // namespace
+
+TEST_CASE("postgres run store: every field round-trips", "[postgres][run_store]") {
+    scratch_table t("roundtrip");
+    auto store = make_postgres_run_store(t.options);
+    test::check_run_round_trip(*store);
+}
+
+TEST_CASE("postgres run store: last N newest first, max_per_task", "[postgres][run_store]") {
+    scratch_table t("capped");
+    t.options.retention.max_per_task = 5;
+    t.options.prune_every = 1;
+    test::check_runs_newest_first_and_capped(*make_postgres_run_store(t.options));
+}
+
+TEST_CASE("postgres run store: max_age drops old records", "[postgres][run_store]") {
+    scratch_table t("aged");
+    t.options.retention.max_age = 300ms;
+    t.options.prune_every = 1;
+    test::check_runs_max_age(*make_postgres_run_store(t.options), 300ms);
+}
+
+TEST_CASE("postgres run store: tasks() sorted bytewise, names case-sensitive", "[postgres][run_store]") {
+    scratch_table t("tasks");
+    test::check_run_tasks_sorted_and_case_sensitive(*make_postgres_run_store(t.options));
+}
+
+TEST_CASE("postgres run store: concurrent appends from threads", "[postgres][run_store]") {
+    scratch_table t("threads");
+    t.options.pool_size = 3;
+    test::check_runs_concurrent_appends(*make_postgres_run_store(t.options));
+}
+
+TEST_CASE("postgres run store: a missing table prints the DDL; create_schema creates it", "[postgres][run_store]") {
+    scratch_table t("schema");
+    t.options.create_schema_if_missing = false;
+    CHECK_THROWS_WITH(make_postgres_run_store(t.options),
+                      Contains("run-record table \"" + t.table + "\" does not exist") &&
+                          Contains("CREATE TABLE IF NOT EXISTS " + t.table) && Contains("BIGSERIAL") &&
+                          Contains("CREATE INDEX IF NOT EXISTS " + t.table + "_task_id ON " + t.table + " (task, id)"));
+    CHECK_THROWS_WITH(make_postgres_run_store(t.options), !Contains(*t.options.server.password));
+    t.options.create_schema_if_missing = true;
+    make_postgres_run_store(t.options)->append(test::sample_run("x", 1));
+    t.options.create_schema_if_missing = false;
+    auto reader = make_postgres_run_store(t.options);  // a second store reads what the first wrote
+    CHECK(reader->last_runs("x", 5).size() == 1);
+    CHECK(reader->tasks() == std::vector<std::string>{"x"});
+}
+
+TEST_CASE("postgres run store: from_uri takes the lock URI plus runs_table", "[postgres][run_store][uri]") {
+    const auto o = postgres_run_options::from_uri(parse_provider_uri(
+        "postgres://app:s3cret@db.example:6543/locks?table=ops.locks&runs_table=ops.runs&create_schema=1"
+        "&statement_timeout=2s"));
+    CHECK(o.table == "ops.runs");
+    CHECK(o.create_schema_if_missing);
+    CHECK(o.server.host == "db.example");
+    CHECK(o.server.port == 6543);
+    CHECK(o.server.database == "locks");
+    CHECK(o.server.password == std::optional<std::string>{"s3cret"});
+    CHECK(o.server.statement_timeout == 2s);
+    CHECK(postgres_run_options::from_uri(parse_provider_uri("postgresql://h/db")).table == "shedlock_runs");
+    // The lock provider accepts the same URI (one URI opens both).
+    CHECK(postgres_options::from_uri(parse_provider_uri("postgresql://h/db?runs_table=r")).table == "shedlock");
+    CHECK_THROWS_AS(postgres_run_options::from_uri(parse_provider_uri("postgresql://u:s3cret@h/db?runs_table=bad-name")),
+                    configuration_error);
+    CHECK_THROWS_WITH(postgres_run_options::from_uri(parse_provider_uri("postgresql://u:s3cret@h/db?runs=x")),
+                      Contains("runs") && !Contains("s3cret"));
+}
+
+TEST_CASE("postgres run store: an unreachable server is unavailable, without the password", "[postgres][run_store]") {
+    auto o = postgres_run_options::from_uri(parse_provider_uri("postgresql://u:s3cret@127.0.0.1:1/db?connect_timeout=1s"));
+    try {
+        make_postgres_run_store(o);
+        FAIL("no error");
+    } catch (const storage_error& e) {
+        CHECK(e.category() == storage_category::unavailable);
+        CHECK_THAT(e.what(), !Contains("s3cret"));
+    }
+}

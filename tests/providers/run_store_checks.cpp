@@ -1,0 +1,106 @@
+#include "run_store_checks.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+using namespace std::chrono_literals;
+
+namespace shedlock::test {
+
+run_record sample_run(const std::string& task, int i, run_outcome outcome) {
+    run_record r;
+    r.task = task;
+    r.lock_name = task + ":20240601";
+    r.instance = "host:42";
+    r.scheduled_at = timestamp{1'717'200'000'000ms + std::chrono::seconds{i}};
+    r.started_at = r.scheduled_at + 3ms;
+    r.finished_at = r.started_at + 250ms;
+    r.outcome = outcome;
+    return r;
+}
+
+void check_run_round_trip(run_store& store) {
+    auto r = sample_run("settle", 1);
+    r.fencing_token = 9'007'199'254'740'993;  // beyond a double's exact range
+    r.message = "it's done; 100% = fine \xC3\xA9 " + std::string(5000, 'x');
+    r.counters = {{"scanned", 42}, {"odd;key=%", -3}};
+    r.lock_lost = true;
+    store.append(r);
+    store.append(sample_run("settle", 2, run_outcome::skipped_locked));
+    const auto runs = store.last_runs("settle", 10);
+    REQUIRE(runs.size() == 2);
+    CHECK(runs[0].outcome == run_outcome::skipped_locked);
+    CHECK_FALSE(runs[0].fencing_token);
+    CHECK_FALSE(runs[0].lock_lost);
+    CHECK(runs[0].message.empty());
+    CHECK(runs[0].counters.empty());
+    const auto& got = runs[1];
+    CHECK(got.task == r.task);
+    CHECK(got.lock_name == r.lock_name);
+    CHECK(got.instance == r.instance);
+    CHECK(got.scheduled_at == r.scheduled_at);
+    CHECK(got.started_at == r.started_at);
+    CHECK(got.finished_at == r.finished_at);
+    CHECK(got.outcome == run_outcome::succeeded);
+    CHECK(got.fencing_token == r.fencing_token);
+    CHECK(got.message == r.message);
+    CHECK(got.counters == r.counters);
+    CHECK(got.lock_lost);
+    CHECK(store.last_runs("settle", 0).empty());
+    CHECK(store.last_runs("never-ran", 5).empty());
+}
+
+void check_runs_newest_first_and_capped(run_store& store) {
+    for (int i = 0; i < 12; ++i) store.append(sample_run("a", i));
+    store.append(sample_run("b", 0));
+    const auto runs = store.last_runs("a", 100);
+    REQUIRE(runs.size() == 5);
+    for (std::size_t k = 0; k < runs.size(); ++k)
+        CHECK(runs[k].scheduled_at == sample_run("a", 11 - static_cast<int>(k)).scheduled_at);
+    const auto two = store.last_runs("a", 2);
+    REQUIRE(two.size() == 2);
+    CHECK(two[1].scheduled_at == sample_run("a", 10).scheduled_at);
+    CHECK(store.last_runs("b", 10).size() == 1);
+}
+
+void check_runs_max_age(run_store& store, std::chrono::milliseconds age) {
+    auto old = sample_run("aged", 1);
+    old.finished_at = system_clock::instance().now() - 2 * age;
+    store.append(old);
+    std::this_thread::sleep_for(age + 100ms);
+    auto fresh = sample_run("aged", 2);
+    fresh.finished_at = system_clock::instance().now();
+    store.append(fresh);
+    const auto runs = store.last_runs("aged", 10);
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].scheduled_at == fresh.scheduled_at);
+}
+
+void check_run_tasks_sorted_and_case_sensitive(run_store& store) {
+    for (const char* task : {"b", "a", "B", "a"}) store.append(sample_run(task, 0));
+    CHECK(store.tasks() == std::vector<std::string>{"B", "a", "b"});
+    CHECK(store.last_runs("a", 10).size() == 2);
+    CHECK(store.last_runs("B", 10).size() == 1);
+    CHECK(store.last_runs("A", 10).empty());
+}
+
+void check_runs_concurrent_appends(run_store& store) {
+    std::vector<std::thread> threads;
+    std::atomic<int> failures{0};
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&store, &failures, t] {
+            try {
+                for (int i = 0; i < 25; ++i) store.append(sample_run("busy", t * 100 + i));
+            } catch (const std::exception&) {
+                ++failures;
+            }
+        });
+    for (auto& thread : threads) thread.join();
+    CHECK(failures == 0);
+    CHECK(store.last_runs("busy", 1000).size() == 100);
+}
+
+}  // namespace shedlock::test

@@ -1,0 +1,32 @@
+#pragma once
+// Behaviour every run store must show, checked against a real backend. Each backend's test
+// program builds the store (with the retention a check names) and calls these.
+
+#include <shedlock/run_store.hpp>
+
+#include <chrono>
+#include <string>
+
+namespace shedlock::test {
+
+/// A record of `task` scheduled `i` seconds after a fixed instant (finished 253 ms later).
+run_record sample_run(const std::string& task, int i, run_outcome outcome = run_outcome::succeeded);
+
+/// Every field survives (fencing token, lock_lost, a 5000-byte message with ';', '=', '%' and
+/// UTF-8, odd counter keys; a skip without a token); newest first.
+void check_run_round_trip(run_store& store);
+
+/// Store built with max_per_task 5, pruning on every append: 12 appends keep the newest 5.
+void check_runs_newest_first_and_capped(run_store& store);
+
+/// Store built with max_age `age` (~300 ms), pruning on every append: a record appended (and
+/// finished) more than `age` ago is gone after the next append; the new one stays.
+void check_runs_max_age(run_store& store, std::chrono::milliseconds age);
+
+/// Task names are case-sensitive and tasks() sorts them bytewise ("B" < "a").
+void check_run_tasks_sorted_and_case_sensitive(run_store& store);
+
+/// 4 threads x 25 appends to one task: all 100 records are there.
+void check_runs_concurrent_appends(run_store& store);
+
+}  // namespace shedlock::test
