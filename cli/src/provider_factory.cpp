@@ -80,10 +80,11 @@ opened_provider open_provider(const std::string& text, const open_options& how) 
 }
 
 /// The lock table's DDL, then the run-record table's (where the dialect keeps run records).
-std::string both_tables(const providers::sql::sql_dialect& dialect, const std::string& table) {
+std::string both_tables(const providers::sql::sql_dialect& dialect, const std::string& table, const provider_uri& uri) {
     std::string ddl = dialect.schema_sql(providers::sql::table_name(table));
+    const std::string runs_table = uri.query.count("runs_table") ? uri.query.at("runs_table") : "shedlock_runs";
     try {
-        for (const auto& statement : dialect.run_table_schema_sql(providers::sql::table_name("shedlock_runs")))
+        for (const auto& statement : dialect.run_table_schema_sql(providers::sql::table_name(runs_table)))
             ddl += "\n\n" + statement + ";";
     } catch (const unsupported_operation_error&) {
     }
@@ -93,12 +94,12 @@ std::string both_tables(const providers::sql::sql_dialect& dialect, const std::s
 std::string schema_for(const std::string& text) {
     const provider_uri uri = parse_provider_uri(text);
     if (uri.scheme == "memory") return "";
-    if (uri.scheme == "sqlite") return both_tables(*providers::make_sqlite_dialect(), providers::sqlite_options::from_uri(uri).table);
+    if (uri.scheme == "sqlite") return both_tables(*providers::make_sqlite_dialect(), providers::sqlite_options::from_uri(uri).table, uri);
 #ifdef SHEDLOCK_CLI_WITH_POSTGRES
-    if (is_postgres(uri)) return both_tables(*providers::make_postgres_dialect(), providers::postgres_options::from_uri(uri).table);
+    if (is_postgres(uri)) return both_tables(*providers::make_postgres_dialect(), providers::postgres_options::from_uri(uri).table, uri);
 #endif
 #ifdef SHEDLOCK_CLI_WITH_MYSQL
-    if (is_mysql(uri)) return both_tables(*providers::make_mysql_dialect(), providers::mysql_options::from_uri(uri).table);
+    if (is_mysql(uri)) return both_tables(*providers::make_mysql_dialect(), providers::mysql_options::from_uri(uri).table, uri);
 #endif
 #ifdef SHEDLOCK_CLI_WITH_REDIS
     if (uri.scheme == "redis") {

@@ -35,7 +35,7 @@ int apply(const schema_options& o) {
     std::cout << "lock table " << opened.sql->table().qualified() << " is ready on " << opened.display << "\n";
     try {
         (void)open_run_store(o.provider, {.create_schema = true, .retention = {}});
-        std::cout << "run-record table shedlock_runs is ready\n";
+        std::cout << "run-record table is ready\n";
     } catch (const configuration_error& e) {
         std::cout << "run records: " << e.what() << "\n";  // a backend without a run store in this build
     }

@@ -8,6 +8,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -33,34 +34,33 @@ std::map<std::string, std::vector<std::string>> outcomes_by_lock(const std::stri
     return out;
 }
 
-}  // namespace
 
-TEST_CASE("cli daemon: 3 processes on one config run every firing exactly once", "[cli][daemon]") {
-    const std::string db = scratch_dir() + "/daemon.db";
-    const std::string out = scratch_dir() + "/ticks.txt";
-    const auto config = write_config("daemon.toml", R"([shedlock]
-provider = "sqlite:)" + db + R"("
+/// Three daemons on one config against `uri`: every per-second firing runs exactly once.
+void check_daemon_cluster(const std::string& uri, const std::string& label) {
+    const std::string out = scratch_dir() + "/ticks-" + label + ".txt";
+    const auto config = write_config("daemon-" + label + ".toml", R"([shedlock]
+provider = ")" + uri + R"("
 default_lock_at_most_for = "PT1M"
 default_lock_at_least_for = "500ms"
 
 [tasks.tick]
 cron = "* * * * * *"
-lock_name = "tick:{datetime}"
+lock_name = "tick-)" + label + R"(:{datetime}"
 command = ["sh", "-c", "echo {lock_name} >> )" + out + R"("]
 )");
-    REQUIRE(run_cli({"schema", "apply", "-p", "sqlite:" + db}).status == 0);
+    REQUIRE(run_cli({"schema", "apply", "-p", uri}).status == 0);
     std::vector<pid_t> daemons;
     for (int i = 0; i < 3; ++i) daemons.push_back(start_cli({"daemon", "-c", config}));
     std::this_thread::sleep_for(std::chrono::milliseconds{5500});
     for (pid_t pid : daemons) ::kill(pid, SIGTERM);
     for (pid_t pid : daemons) CHECK(wait_cli(pid) == 0);
 
-    const auto runs = run_cli({"runs", "-c", config, "--json", "-n", "1000"});
+    const auto runs = run_cli({"runs", "-c", config, "--task", "tick", "--json", "-n", "1000"});
     REQUIRE(runs.status == 0);
     const auto by_lock = outcomes_by_lock(runs.out);
     int firings_seen_by_all = 0;
     for (const auto& [lock, outcomes] : by_lock) {
-        INFO(lock);
+        INFO(uri << " " << lock);
         CHECK(std::count(outcomes.begin(), outcomes.end(), "succeeded") == 1);  // never twice, never lost
         if (outcomes.size() == 3) {
             ++firings_seen_by_all;
@@ -73,6 +73,31 @@ command = ["sh", "-c", "echo {lock_name} >> )" + out + R"("]
     for (std::string line; std::getline(lines, line);) ++executions[line];
     for (const auto& [lock, n] : executions) CHECK(n == 1);
     CHECK(executions.size() == by_lock.size());
+}
+
+std::string server_uri(const char* var, const std::string& query) {
+    const char* uri = std::getenv(var);
+    INFO(var << " is not set: run the tests through scripts/test.sh, which starts the servers");
+    REQUIRE(uri != nullptr);
+    return std::string(uri) + query;
+}
+
+}  // namespace
+
+TEST_CASE("cli daemon: 3 processes on one config run every firing exactly once (sqlite)", "[cli][daemon]") {
+    check_daemon_cluster("sqlite:" + scratch_dir() + "/daemon.db", "sqlite");
+}
+
+TEST_CASE("cli daemon: 3 processes on one config run every firing exactly once (postgres)", "[cli][daemon]") {
+    check_daemon_cluster(server_uri("SHEDLOCK_TEST_POSTGRES_URI", "?table=cli_daemon&runs_table=cli_daemon_runs"), "pg");
+}
+
+TEST_CASE("cli daemon: 3 processes on one config run every firing exactly once (mysql)", "[cli][daemon]") {
+    check_daemon_cluster(server_uri("SHEDLOCK_TEST_MYSQL_URI", "?table=cli_daemon&runs_table=cli_daemon_runs"), "mysql");
+}
+
+TEST_CASE("cli daemon: 3 processes on one config run every firing exactly once (redis)", "[cli][daemon]") {
+    check_daemon_cluster(server_uri("SHEDLOCK_TEST_REDIS_URI", "?prefix=cli-daemon-" + std::to_string(::getpid())), "redis");
 }
 
 TEST_CASE("cli daemon: SIGTERM stops a running command within grace and records it", "[cli][daemon]") {
