@@ -10,6 +10,8 @@
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <utility>
+#include <vector>
 
 namespace shedlock::cli {
 namespace {
@@ -17,15 +19,32 @@ namespace {
 struct doctor_options {
     std::string provider;
     std::string max_offset = "1s";
+    bool json = false;
 };
 
+/// Collects check results; prints them as lines, or as one JSON array at the end.
 struct report {
+    bool json = false;
     int failures = 0;
-    void ok(const std::string& what) { std::cout << "ok    " << what << "\n"; }
-    void warn(const std::string& what) { std::cout << "warn  " << what << "\n"; }
+    std::vector<std::pair<std::string, std::string>> checks;  // level, text
+
+    void add(const char* level, const std::string& what) {
+        if (json) checks.emplace_back(level, what);
+        else std::cout << level << std::string(6 - std::string(level).size(), ' ') << what << "\n";
+    }
+    void ok(const std::string& what) { add("ok", what); }
+    void warn(const std::string& what) { add("warn", what); }
     void fail(const std::string& what) {
         ++failures;
-        std::cout << "FAIL  " << what << "\n";
+        add("FAIL", what);
+    }
+    ~report() {
+        if (!json) return;
+        std::cout << "[";
+        for (std::size_t i = 0; i < checks.size(); ++i)
+            std::cout << (i ? ",\n " : "\n ") << "{\"level\": " << json_string(checks[i].first)
+                      << ", \"check\": " << json_string(checks[i].second) << "}";
+        std::cout << (checks.empty() ? "]\n" : "\n]\n");
     }
 };
 
@@ -65,6 +84,7 @@ void check_clock(lock_provider& provider, std::chrono::milliseconds max_offset, 
 int doctor(const doctor_options& o) {
     const auto max_offset = parse_duration(o.max_offset, "--max-offset");
     report r;
+    r.json = o.json;
     opened_provider opened;
     try {
         opened = open_provider(o.provider);
@@ -93,6 +113,7 @@ void add_doctor_command(CLI::App& app, int& exit_status) {
     auto* cmd = app.add_subcommand("doctor", "Check connectivity, table, permissions and clock offset of a backend");
     cmd->add_option("--provider,-p", o->provider, "Lock backend URI")->envname("SHEDLOCK_PROVIDER")->required();
     cmd->add_option("--max-offset", o->max_offset, "Warn when this host's clock is off by more (default 1s)");
+    cmd->add_flag("--json", o->json, "JSON for scripts: [{\"level\": \"ok|warn|FAIL\", \"check\": \"...\"}]");
     cmd->footer("\nExamples:\n  shedlock doctor -p 'postgresql://app@db:5432/ops'\n  shedlock doctor -p sqlite:/var/lib/locks.db");
     cmd->callback([o, &exit_status] { exit_status = doctor(*o); });
 }

@@ -7,6 +7,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 using namespace shedlock::test;
@@ -67,6 +68,9 @@ TEST_CASE("cli doctor: every backend passes, the report names each check", "[cli
         CHECK_THAT(r.out, Contains("ok    connect") && Contains("permissions") && Contains("clock"));
         CHECK_THAT(r.out + r.err, !Contains("hunter2"));
     }
+    auto json = run_cli({"doctor", "--json", "-p", backend_uris("cli_doctor").front()});
+    CHECK(json.status == 0);
+    CHECK_THAT(json.out, Contains("{\"level\": \"ok\", \"check\": \"connect: sqlite:"));
     auto down = run_cli({"doctor", "-p", "redis://:hunter2@127.0.0.1:9/0?connect_timeout=500ms"});
     CHECK(down.status == 69);
     CHECK_THAT(down.out + down.err, !Contains("hunter2"));
@@ -95,7 +99,12 @@ TEST_CASE("cli bench: one table row per provider, JSON and SVG, nothing left beh
     CHECK(rows == uris.size());
     CHECK_THAT(r.out, Contains("\"cycles_per_s\"") && Contains("\"fairness\"") && Contains("\"p99_us\""));
     CHECK_THAT(read_file(svg), Contains("<svg") && Contains("<rect"));
-    auto table = run_cli({"bench", "--duration", "200ms", "-p", uris.front()});
-    CHECK_THAT(table.out, Contains("PROVIDER") && Contains("CYCLES/S") && Contains("FAIRNESS"));
+    std::vector<std::string> table_args{"bench", "--duration", "200ms", "--contenders", "2"};
+    for (const auto& uri : uris) table_args.insert(table_args.end(), {"-p", uri});
+    auto table = run_cli(table_args);
+    REQUIRE(table.status == 0);
+    CHECK_THAT(table.out, Contains("PROVIDER") && Contains("CYCLES/S") && Contains("FAIRNESS") && !Contains("hunter2"));
+    CHECK(std::count(table.out.begin(), table.out.end(), '\n') == static_cast<long>(uris.size()) + 1);  // header + a row each
+    for (const auto& uri : uris) CHECK_THAT(table.out, Contains(uri.substr(0, uri.find(':') + 1)));  // a row per backend
     CHECK(bench_records() == before);
 }

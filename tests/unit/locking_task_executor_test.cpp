@@ -86,19 +86,29 @@ TEST_CASE("executor is re-entrant for the lock the thread already holds", "[exec
 TEST_CASE("keep-alive extends a task that outlives lock_at_most_for", "[executor][keep_alive]") {
     providers::memory_lock_provider provider;
     locking_task_executor executor(provider);
+    std::atomic<bool> holding{false};
+    std::atomic<bool> finished{false};
     std::atomic<bool> running{true};
     std::atomic<int> intruders{0};
     std::thread other([&] {
+        while (!holding.load() && running.load()) std::this_thread::yield();  // only contend once the task holds it
         while (running.load()) {
-            if (provider.try_lock({"long", milliseconds{600}})) intruders.fetch_add(1);
+            // An acquisition after the task finished is legitimate; `finished` is set before the
+            // unlock, so reading it after acquiring tells the two apart.
+            if (provider.try_lock({"long", milliseconds{600}}) && !finished.load()) intruders.fetch_add(1);
             std::this_thread::sleep_for(milliseconds{10});
         }
     });
     execute_options options;
     options.keep_alive = true;
     // 600 ms lease, extended every 300 ms: the margin absorbs a loaded (sanitizer, CI) machine.
-    auto result = executor.execute([](task_context&) { std::this_thread::sleep_for(milliseconds{1800}); },
-                                   {"long", milliseconds{600}}, options);
+    auto result = executor.execute(
+        [&](task_context&) {
+            holding = true;
+            std::this_thread::sleep_for(milliseconds{1800});
+            finished = true;
+        },
+        {"long", milliseconds{600}}, options);
     running = false;
     other.join();
     CHECK(result.outcome == run_outcome::succeeded);

@@ -1,5 +1,6 @@
 #include <shedlock/error.hpp>
 #include <shedlock/providers/postgres_lock_provider.hpp>
+#include <shedlock/providers/sql/server_options.hpp>
 #include <shedlock/providers/sql/sql_uri_options.hpp>
 
 namespace shedlock::providers {
@@ -7,29 +8,12 @@ namespace shedlock::providers {
 postgres_options postgres_options::from_uri(const provider_uri& uri) {
     sql::require_scheme(uri, {"postgresql", "postgres"});
     postgres_options o;
-    if (!uri.host.empty()) o.host = uri.host;
-    if (uri.port) o.port = *uri.port;
-    if (!uri.path.empty()) o.database = uri.path;
-    if (!uri.user.empty()) o.user = uri.user;
-    o.password = uri.password;
     uri_options query(uri);
+    sql::read_server_uri(uri, query, o);
     sql::read_sql_uri_options(query, o);
-    if (auto v = query.duration("connect_timeout")) o.connect_timeout = *v;
-    if (auto v = query.duration("statement_timeout")) o.statement_timeout = *v;
     if (auto v = query.flag("async_unlock")) o.async_unlock = *v;
     query.finish();
     return o;
-}
-
-std::string postgres_options::redacted_uri() const {
-    provider_uri uri;
-    uri.scheme = "postgresql";
-    uri.user = user;
-    if (password) uri.password = "";
-    uri.host = host;
-    uri.port = port;
-    uri.path = database;
-    return uri.redacted();
 }
 
 }  // namespace shedlock::providers

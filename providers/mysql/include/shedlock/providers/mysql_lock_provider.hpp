@@ -3,6 +3,7 @@
 /// Locks in a MySQL or MariaDB table shared by every instance that reaches the server.
 
 #include <shedlock/provider_uri.hpp>
+#include <shedlock/providers/sql/server_options.hpp>
 #include <shedlock/providers/sql/sql_lock_provider.hpp>
 
 #include <chrono>
@@ -15,24 +16,22 @@ namespace shedlock::providers {
 
 /// Where the server is and how the provider talks to it, plus the common SQL options
 /// (table, use_db_time, pool_size, create_schema_if_missing).
-struct mysql_options : sql::sql_lock_options {
-    std::string host = "127.0.0.1";
-    std::uint16_t port = 3306;
-    std::string database = "shedlock";
-    std::string user = "root";
-    std::optional<std::string> password;  ///< never shown in any message
-    /// The connector counts whole seconds (rounded up).
-    std::chrono::milliseconds connect_timeout = std::chrono::seconds{5};
-    /// MariaDB `max_statement_time` of every session, and the client's read/write timeout
-    /// (rounded up to whole seconds, plus one), so a hung server cannot block a caller forever.
-    std::chrono::milliseconds statement_timeout = std::chrono::seconds{5};
+struct mysql_options : sql::sql_lock_options, sql::server_options {
+    mysql_options() {
+        port = 3306;
+        database = "shedlock";
+        user = "root";
+    }
+    // The connector counts whole seconds, rounded up (connect_timeout).
+    // statement_timeout is MariaDB `max_statement_time` of every session, and the client's read/write
+    // timeout (rounded up to whole seconds, plus one), so a hung server cannot block a caller forever.
 
     /// Reads `mysql://user:pw@host:port/db?table=..&use_db_time=..&pool_size=..&connect_timeout=..
     /// &statement_timeout=..&create_schema=..` (scheme `mariadb:` too). Unknown keys and bad values
     /// are configuration_errors naming the key; the password is never shown.
     static mysql_options from_uri(const provider_uri& uri);
     /// The same connection as a URI with the password replaced by `***` (for messages).
-    std::string redacted_uri() const;
+    std::string redacted_uri() const { return server_options::redacted_uri("mysql"); }
 };
 
 /// The MySQL/MariaDB dialect: acquire is one `INSERT ... ON DUPLICATE KEY UPDATE col =

@@ -3,6 +3,7 @@
 /// Locks in a PostgreSQL table shared by every instance that reaches the server.
 
 #include <shedlock/provider_uri.hpp>
+#include <shedlock/providers/sql/server_options.hpp>
 #include <shedlock/providers/sql/sql_lock_provider.hpp>
 
 #include <chrono>
@@ -15,16 +16,15 @@ namespace shedlock::providers {
 
 /// Where the server is and how the provider talks to it, plus the common SQL options
 /// (table, use_db_time, pool_size, create_schema_if_missing).
-struct postgres_options : sql::sql_lock_options {
-    std::string host = "127.0.0.1";
-    std::uint16_t port = 5432;
-    std::string database = "postgres";
-    std::string user = "postgres";
-    std::optional<std::string> password;  ///< never shown in any message
-    /// libpq counts whole seconds and treats anything below 2 s as 2 s.
-    std::chrono::milliseconds connect_timeout = std::chrono::seconds{5};
-    /// Server-side `statement_timeout` of every session (a blocked statement fails instead of hanging).
-    std::chrono::milliseconds statement_timeout = std::chrono::seconds{5};
+struct postgres_options : sql::sql_lock_options, sql::server_options {
+    postgres_options() {
+        port = 5432;
+        database = "postgres";
+        user = "postgres";
+    }
+    // libpq counts whole seconds and treats anything below 2 s as 2 s (connect_timeout).
+    // statement_timeout is the server-side `statement_timeout` of every session.
+
     /// Commit unlocks asynchronously (`synchronous_commit = off` for the unlock's own transaction):
     /// one WAL flush per lock cycle instead of two. If the server crashes before the unlock
     /// reaches disk, the lock merely stays held until its `lock_until`. Acquire and extend are
@@ -36,7 +36,7 @@ struct postgres_options : sql::sql_lock_options {
     /// Unknown keys and bad values are configuration_errors naming the key; the password is never shown.
     static postgres_options from_uri(const provider_uri& uri);
     /// The same connection as a URI with the password replaced by `***` (for messages).
-    std::string redacted_uri() const;
+    std::string redacted_uri() const { return server_options::redacted_uri("postgresql"); }
 };
 
 /// The PostgreSQL dialect. Acquire is one statement that writes nothing when the lock is live
