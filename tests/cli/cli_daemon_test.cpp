@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
-#include <regex>
+#include <sstream>
 #include <thread>
 
 using namespace shedlock::test;
@@ -25,12 +25,23 @@ std::string write_config(const std::string& name, const std::string& text) {
     return path;
 }
 
+/// The string value of `"key": "..."` in `line`, or "".
+std::string json_field(const std::string& line, const std::string& key) {
+    const std::string marker = "\"" + key + "\": \"";
+    const auto start = line.find(marker);
+    if (start == std::string::npos) return "";
+    const auto from = start + marker.size();
+    return line.substr(from, line.find('"', from) - from);
+}
+
 /// lock name -> outcomes, from `shedlock runs --json` (one JSON object per line).
 std::map<std::string, std::vector<std::string>> outcomes_by_lock(const std::string& json) {
     std::map<std::string, std::vector<std::string>> out;
-    const std::regex record("\"lock_name\": \"([^\"]+)\".*?\"outcome\": \"([a-z_]+)\"");
-    for (std::sregex_iterator it(json.begin(), json.end(), record), end; it != end; ++it)
-        out[(*it)[1]].push_back((*it)[2]);
+    std::istringstream lines(json);
+    for (std::string line; std::getline(lines, line);) {
+        const std::string lock = json_field(line, "lock_name");
+        if (!lock.empty()) out[lock].push_back(json_field(line, "outcome"));
+    }
     return out;
 }
 
