@@ -102,7 +102,10 @@ std::string provider_uri::redacted() const {
         out += "//";
         if (!user.empty() || password) out += user + (password ? ":***" : "") + "@";
         out += host.find(':') != std::string::npos ? "[" + host + "]" : host;
-        if (port) out += ":" + std::to_string(*port);
+        if (port) {
+            out += ':';  // appended piecewise: "literal" + std::to_string() trips GCC 12's -Wrestrict at -O3
+            out += std::to_string(*port);
+        }
         if (!path.empty()) out += "/" + path;
     } else {
         out += path;

@@ -12,7 +12,8 @@ constexpr const char* server_now = "strftime('%Y-%m-%d %H:%M:%f', 'now')";
 
 /// SQLite's clock plus a bound number of milliseconds, exact (no floating point).
 std::string server_now_plus(int param) {
-    const std::string p = "?" + std::to_string(param);
+    std::string p = "?";  // built piecewise: "literal" + std::to_string() trips GCC 12's -Wrestrict at -O3
+    p += std::to_string(param);
     return "strftime('%Y-%m-%d %H:%M:%f', 'now', printf('%+d.%03d seconds', " + p + " / 1000, " + p + " % 1000))";
 }
 
