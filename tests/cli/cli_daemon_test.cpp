@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -34,13 +35,15 @@ std::string json_field(const std::string& line, const std::string& key) {
     return line.substr(from, line.find('"', from) - from);
 }
 
-/// lock name -> outcomes, from `shedlock runs --json` (one JSON object per line).
-std::map<std::string, std::vector<std::string>> outcomes_by_lock(const std::string& json) {
+/// lock name -> outcomes, from `shedlock runs --json` (one JSON object per line), for the lock
+/// names that start with `prefix` (the server tables outlive one test run; earlier runs' records
+/// carry another prefix).
+std::map<std::string, std::vector<std::string>> outcomes_by_lock(const std::string& json, const std::string& prefix) {
     std::map<std::string, std::vector<std::string>> out;
     std::istringstream lines(json);
     for (std::string line; std::getline(lines, line);) {
         const std::string lock = json_field(line, "lock_name");
-        if (!lock.empty()) out[lock].push_back(json_field(line, "outcome"));
+        if (lock.rfind(prefix, 0) == 0) out[lock].push_back(json_field(line, "outcome"));
     }
     return out;
 }
@@ -49,6 +52,7 @@ std::map<std::string, std::vector<std::string>> outcomes_by_lock(const std::stri
 /// Three daemons on one config against `uri`: every per-second firing runs exactly once.
 void check_daemon_cluster(const std::string& uri, const std::string& label) {
     const std::string out = scratch_dir() + "/ticks-" + label + ".txt";
+    const std::string lock_prefix = "tick-" + label + "-" + std::to_string(::getpid()) + ":";
     const auto config = write_config("daemon-" + label + ".toml", R"([shedlock]
 provider = ")" + uri + R"("
 default_lock_at_most_for = "PT1M"
@@ -56,7 +60,7 @@ default_lock_at_least_for = "500ms"
 
 [tasks.tick]
 cron = "* * * * * *"
-lock_name = "tick-)" + label + R"(:{datetime}"
+lock_name = ")" + lock_prefix + R"({datetime}"
 command = ["sh", "-c", "echo {lock_name} >> )" + out + R"("]
 )");
     REQUIRE(run_cli({"schema", "apply", "-p", uri}).status == 0);
@@ -68,7 +72,7 @@ command = ["sh", "-c", "echo {lock_name} >> )" + out + R"("]
 
     const auto runs = run_cli({"runs", "-c", config, "--task", "tick", "--json", "-n", "1000"});
     REQUIRE(runs.status == 0);
-    const auto by_lock = outcomes_by_lock(runs.out);
+    const auto by_lock = outcomes_by_lock(runs.out, lock_prefix);
     int firings_seen_by_all = 0;
     for (const auto& [lock, outcomes] : by_lock) {
         INFO(uri << " " << lock);

@@ -2,6 +2,7 @@
 // schema handling, bad input, unreachable servers, clock skew. Needs SHEDLOCK_TEST_MYSQL_URI;
 // every test uses its own table.
 #include "server_env.hpp"
+#include "startup_race.hpp"
 
 #include <shedlock/error.hpp>
 #include <shedlock/providers/mysql_lock_provider.hpp>
@@ -225,4 +226,17 @@ TEST_CASE("mysql: times are UTC at ms precision and immediate re-acquires never 
         INFO("db_time " << db_time);
         CHECK(refused == 0);
     }
+}
+
+TEST_CASE("mysql: 8 instances starting together on a missing table all come up", "[mysql]") {
+    auto o = options_for("together");
+    o.create_schema_if_missing = true;
+    o.pool_size = 1;
+    for (int round = 0; round < 5; ++round) {
+        exec("DROP TABLE IF EXISTS " + o.table);
+        test::check_simultaneous_start(8, [&] { (void)providers::make_mysql_lock_provider(o); });
+    }
+    auto provider = providers::make_mysql_lock_provider(o);
+    CHECK(provider->try_lock({"together", milliseconds{60'000}}));
+    exec("DROP TABLE IF EXISTS " + o.table);
 }

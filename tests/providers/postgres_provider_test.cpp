@@ -1,6 +1,7 @@
 // PostgreSQL-specific behaviour beyond the conformance suite: URIs, schema handling, bad input,
 // unreachable servers, clock skew. Needs SHEDLOCK_TEST_POSTGRES_URI; every test uses its own table.
 #include "server_env.hpp"
+#include "startup_race.hpp"
 
 #include <shedlock/error.hpp>
 #include <shedlock/providers/postgres_lock_provider.hpp>
@@ -105,6 +106,21 @@ TEST_CASE("postgres: create_schema_if_missing creates a schema-qualified table",
     CHECK(held->fencing_token() == std::optional<std::int64_t>{1});
     o.create_schema_if_missing = false;
     CHECK_NOTHROW(make_postgres_lock_provider(o));
+}
+
+TEST_CASE("postgres: 8 instances starting together on a missing table all come up", "[postgres]") {
+    // CREATE TABLE IF NOT EXISTS is not atomic in PostgreSQL: two sessions creating one table at
+    // once can collide on the catalog's unique index. Several rounds: the race is narrow.
+    auto o = options_for("together");
+    o.create_schema_if_missing = true;
+    o.pool_size = 1;
+    for (int round = 0; round < 5; ++round) {
+        exec("DROP TABLE IF EXISTS " + o.table);
+        test::check_simultaneous_start(8, [&] { (void)make_postgres_lock_provider(o); });
+    }
+    auto provider = make_postgres_lock_provider(o);
+    CHECK(provider->try_lock({"together", milliseconds{60'000}}));
+    exec("DROP TABLE IF EXISTS " + o.table);
 }
 
 TEST_CASE("postgres: Java ShedLock's plain table works, tokens unavailable", "[postgres]") {

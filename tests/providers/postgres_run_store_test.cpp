@@ -2,6 +2,7 @@
 // and URIs. Every test uses its own table `runs_<test>_<pid>`, dropped at the end.
 #include "run_store_checks.hpp"
 #include "server_env.hpp"
+#include "startup_race.hpp"
 
 #include <shedlock/error.hpp>
 #include <shedlock/providers/postgres_run_store.hpp>
@@ -124,4 +125,16 @@ TEST_CASE("postgres run store: an unreachable server is unavailable, without the
         CHECK(e.category() == storage_category::unavailable);
         CHECK_THAT(e.what(), !Contains("s3cret"));
     }
+}
+
+TEST_CASE("postgres run store: 8 instances starting together on a missing table all come up", "[postgres][run_store]") {
+    scratch_table t("together");
+    t.options.pool_size = 1;
+    for (int round = 0; round < 5; ++round) {
+        exec("DROP TABLE IF EXISTS " + t.table);
+        test::check_simultaneous_start(8, [&] { (void)make_postgres_run_store(t.options); });
+    }
+    auto store = make_postgres_run_store(t.options);
+    store->append(test::sample_run("together", 1));
+    CHECK(store->last_runs("together", 10).size() == 1);
 }

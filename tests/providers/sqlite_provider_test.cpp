@@ -1,5 +1,6 @@
 // SQLite-specific behaviour beyond the conformance suite: schema handling and bad input.
 #include "test_env.hpp"
+#include "startup_race.hpp"
 
 #include <shedlock/error.hpp>
 #include <shedlock/providers/sqlite_lock_provider.hpp>
@@ -45,6 +46,15 @@ TEST_CASE("create_schema_if_missing creates the table, and the DDL is idempotent
     CHECK(provider->try_lock({"x", milliseconds{1000}}));
     o.create_schema_if_missing = false;
     CHECK_NOTHROW(make_sqlite_lock_provider(o));  // now it exists
+}
+
+TEST_CASE("8 instances starting together on a new file all come up", "[sqlite]") {
+    for (int round = 0; round < 5; ++round) {
+        auto o = options_for("together-" + std::to_string(round) + ".db");
+        o.create_schema_if_missing = true;
+        test::check_simultaneous_start(8, [&] { (void)make_sqlite_lock_provider(o); });
+        CHECK(make_sqlite_lock_provider(o)->try_lock({"together", milliseconds{1000}}));
+    }
 }
 
 TEST_CASE("an unreadable SQLite path names the path and the fix", "[sqlite]") {

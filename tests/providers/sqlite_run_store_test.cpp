@@ -1,5 +1,6 @@
 // The SQLite run store: round trip of every field, newest-first queries, retention, schema errors.
 #include "test_env.hpp"
+#include "startup_race.hpp"
 
 #include <shedlock/error.hpp>
 #include <shedlock/providers/sqlite_run_store.hpp>
@@ -113,4 +114,14 @@ TEST_CASE("sqlite run store: from_uri takes the lock URI plus runs_table", "[sql
     auto store = make_sqlite_run_store(o);
     store->append(record("u", 1));
     CHECK(store->last_runs("u", 1).size() == 1);
+}
+
+TEST_CASE("sqlite run store: 8 instances starting together on a new file all come up", "[sqlite][run_store]") {
+    for (int round = 0; round < 5; ++round) {
+        const auto o = options_for("runs-together-" + std::to_string(round) + ".db");
+        test::check_simultaneous_start(8, [&] { (void)make_sqlite_run_store(o); });
+        auto store = make_sqlite_run_store(o);
+        store->append(record("together", 1));
+        CHECK(store->last_runs("together", 10).size() == 1);
+    }
 }

@@ -1,3 +1,5 @@
+#include "schema_creation.hpp"
+
 #include <shedlock/error.hpp>
 #include <shedlock/providers/sql/sql_lock_provider.hpp>
 
@@ -67,7 +69,7 @@ void sql_lock_provider::check_schema() {
         return;
     }
     if (options_.create_schema_if_missing) {
-        pool_.run([&](sql_connection& c) { return c.execute(schema_sql(), {}); });
+        create_schema(pool_, {schema_sql()});
         return;
     }
     throw storage_error(storage_category::missing_schema,

@@ -1,3 +1,5 @@
+#include "schema_creation.hpp"
+
 #include <shedlock/error.hpp>
 #include <shedlock/providers/sql/sql_run_store.hpp>
 
@@ -59,8 +61,7 @@ void sql_run_store::check_schema() {
         throw storage_error(storage_category::missing_schema,
                             dialect_->name() + " run-record table \"" + table_.qualified() +
                                 "\" does not exist. Create it (or set create_schema_if_missing):\n" + schema_sql());
-    for (const auto& ddl : dialect_->run_table_schema_sql(table_))
-        pool_.run([&](sql_connection& c) { return c.execute(ddl, {}); });
+    create_schema(pool_, dialect_->run_table_schema_sql(table_));
 }
 
 void sql_run_store::append(const run_record& r) {

@@ -6,6 +6,9 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
+#include <thread>
+
 namespace shedlock::providers::detail {
 namespace {
 
@@ -36,6 +39,28 @@ storage_error to_storage_error(const SQLite::Exception& e, const std::string& pa
     return storage_error(storage_category::other, what);
 }
 
+/// Puts the file in WAL mode. Switching a new file to WAL needs the other connections out of the
+/// way, and SQLite then answers SQLITE_BUSY (or leaves the old mode) without calling the busy
+/// handler, so instances opening a new file at once would fail. WAL is stored in the file: the
+/// first opener switches it, the others wait here (polling, up to busy_timeout) and see "wal".
+void enable_wal(SQLite::Database& db, std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::string mode;
+    for (int attempt = 0;; ++attempt) {
+        try {
+            mode = db.execAndGet("PRAGMA journal_mode = WAL").getString();
+            if (mode == "wal") return;
+        } catch (const SQLite::Exception& e) {
+            if ((e.getErrorCode() & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline) throw;
+        }
+        if (std::chrono::steady_clock::now() >= deadline) break;
+        std::this_thread::sleep_for(std::chrono::microseconds(200 + (attempt % 8) * 250));
+    }
+    throw storage_error(storage_category::busy, "SQLite \"" + db.getFilename() + "\": could not switch to WAL mode "
+                                                "(journal_mode stayed \"" + mode + "\" for busy_timeout); another "
+                                                "program holds the file in rollback-journal mode");
+}
+
 }  // namespace
 
 sqlite_connection::sqlite_connection(const sqlite_options& options)
@@ -43,7 +68,7 @@ sqlite_connection::sqlite_connection(const sqlite_options& options)
     try {
         db_ = std::make_unique<SQLite::Database>(path_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_NOMUTEX);
         install_busy_wait(db_->getHandle(), *busy_state_);
-        db_->exec("PRAGMA journal_mode = WAL");
+        enable_wal(*db_, options.busy_timeout);
         db_->exec(options.durability == sqlite_durability::full ? "PRAGMA synchronous = FULL"
                                                                  : "PRAGMA synchronous = NORMAL");
     } catch (const SQLite::Exception& e) {

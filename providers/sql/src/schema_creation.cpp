@@ -1,0 +1,27 @@
+#include "schema_creation.hpp"
+
+#include <shedlock/error.hpp>
+
+namespace shedlock::providers::sql {
+namespace {
+
+constexpr int max_runs = 3;
+
+bool worth_repeating(const storage_error& e) {
+    return e.category() != storage_category::unavailable && e.category() != storage_category::access_denied;
+}
+
+}  // namespace
+
+void create_schema(connection_pool& pool, const std::vector<std::string>& ddl) {
+    for (int run = 1;; ++run) {
+        try {
+            for (const auto& statement : ddl) pool.run([&](sql_connection& c) { return c.execute(statement, {}); });
+            return;
+        } catch (const storage_error& e) {
+            if (run == max_runs || !worth_repeating(e)) throw;
+        }
+    }
+}
+
+}  // namespace shedlock::providers::sql
