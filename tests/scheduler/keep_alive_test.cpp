@@ -14,7 +14,7 @@ using shedlock::test::wait_for;
 
 namespace {
 
-/// Runs a 1.8 s task with lock_at_most_for 600 ms while another instance keeps trying the lock;
+/// Runs a 4.5 s task with lock_at_most_for 1.5 s while another instance keeps trying the lock;
 /// returns how often the other instance got in.
 int intruder_acquisitions(bool keep_alive_on, run_record& record) {
     providers::memory_lock_provider locks;
@@ -23,14 +23,15 @@ int intruder_acquisitions(bool keep_alive_on, run_record& record) {
     scheduler s(locks, store);
     s.add(make_task("guarded", [&](task_context&) {
         running = true;
-        std::this_thread::sleep_for(1800ms);
+        std::this_thread::sleep_for(4500ms);
         done = true;
-    }, fixed_rate(1h), lock_at_most_for("600ms"), keep_alive(keep_alive_on)));
+    }, fixed_rate(1h), lock_at_most_for("1500ms"), keep_alive(keep_alive_on)));  // extended every 750 ms
     s.start();
     REQUIRE(wait_for([&] { return running.load(); }, 2s));
     int acquired = 0;
     while (!done.load()) {
-        if (auto other = locks.try_lock({"guarded", 50ms})) ++acquired;
+        // `done` is set before the task's unlock: an acquisition after it is legitimate.
+        if (auto other = locks.try_lock({"guarded", 50ms}); other && !done.load()) ++acquired;
         std::this_thread::sleep_for(20ms);
     }
     s.stop(2s);

@@ -23,7 +23,7 @@ using namespace std::chrono_literals;
 namespace {
 
 constexpr int processes = 3;
-constexpr auto run_for = 32s;
+constexpr auto run_for = 38s;  // >= 30 firings of the slowest task
 
 struct task_spec {
     const char* name;
@@ -34,9 +34,11 @@ struct task_spec {
 
 const std::array<task_spec, 3>& specs() {
     static const std::array<task_spec, 3> s{{
-        {"every_second", cron("* * * * * *", "UTC"), "500ms", 1000ms},
-        {"every_250ms", aligned_rate(250ms), "150ms", 250ms},
-        {"every_400ms", aligned_rate(400ms), "250ms", 400ms},
+        // at_least leaves >= 350 ms on both sides: a loser firing up to at_least late is still
+        // refused, and a winner up to (period - at_least) late does not block the next slot.
+        {"every_second", cron("* * * * * *", "UTC"), "600ms", 1000ms},
+        {"every_800ms", aligned_rate(800ms), "450ms", 800ms},
+        {"every_1200ms", aligned_rate(1200ms), "700ms", 1200ms},
     }};
     return s;
 }

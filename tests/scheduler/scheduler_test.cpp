@@ -37,10 +37,10 @@ TEST_CASE("scheduler: a fixed_rate task fires repeatedly and every firing is rec
     memory_run_store store;
     scheduler s(locks, store);
     std::atomic<int> runs{0};
-    s.add(make_task("tick", [&](task_context& ctx) { ctx.count("scanned", 7); ++runs; }, fixed_rate(50ms),
+    s.add(make_task("tick", [&](task_context& ctx) { ctx.count("scanned", 7); ++runs; }, fixed_rate(100ms),
                     lock_at_most_for("PT10S")));
     s.start();
-    REQUIRE(wait_for([&] { return runs.load() >= 5; }, 3s));
+    REQUIRE(wait_for([&] { return runs.load() >= 5; }, 5s));
     s.stop(1s);
     const auto records = store.last_runs("tick", 100);
     REQUIRE(records.size() >= 5);
@@ -56,7 +56,10 @@ TEST_CASE("scheduler: a fixed_rate task fires repeatedly and every firing is rec
         CHECK(*r.fencing_token < previous_token);
         previous_token = *r.fencing_token;
     }
-    CHECK(records[0].scheduled_at - records[1].scheduled_at == 50ms);  // rate, not delay
+    // Rate, not delay: slots are whole periods apart (a stalled machine may have skipped one).
+    const auto gap = records[0].scheduled_at - records[1].scheduled_at;
+    CHECK(gap >= 100ms);
+    CHECK(gap % 100ms == 0ms);
 }
 
 TEST_CASE("scheduler: a task never overlaps itself on one instance (skipped_running)", "[scheduler]") {
@@ -102,11 +105,11 @@ TEST_CASE("scheduler: two instances on one provider run each aligned slot once",
     scheduler a(locks, store_a, opts([](auto& o) { o.instance = "a"; }));
     scheduler b(locks, store_b, opts([](auto& o) { o.instance = "b"; }));
     for (auto* s : {&a, &b})
-        s->add(make_task("shared", [](task_context&) {}, aligned_rate(200ms), lock_at_most_for("PT10S"),
-                         lock_at_least_for("110ms")));  // tolerates ~100 ms of skew either way
+        s->add(make_task("shared", [](task_context&) {}, aligned_rate(500ms), lock_at_most_for("PT10S"),
+                         lock_at_least_for("300ms")));  // tolerates ~200 ms of skew either way
     a.start();
     b.start();
-    std::this_thread::sleep_for(2100ms);
+    std::this_thread::sleep_for(4100ms);
     a.stop(1s);
     b.stop(1s);
     std::map<timestamp, int> executions, skips;
@@ -115,12 +118,12 @@ TEST_CASE("scheduler: two instances on one provider run each aligned slot once",
             if (r.outcome == run_outcome::succeeded) ++executions[r.scheduled_at];
             if (r.outcome == run_outcome::skipped_locked) ++skips[r.scheduled_at];
         }
-    CHECK(executions.size() >= 9);
+    CHECK(executions.size() >= 7);
     for (const auto& [at, n] : executions) {
         CHECK(n == 1);
-        CHECK(at.time_since_epoch() % 200ms == 0ms);
+        CHECK(at.time_since_epoch() % 500ms == 0ms);
     }
-    CHECK(skips.size() >= 8);
+    CHECK(skips.size() >= 6);
 }
 
 TEST_CASE("scheduler: lock-name templates render {env} and {date} of the firing", "[scheduler]") {

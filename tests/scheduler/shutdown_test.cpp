@@ -68,7 +68,7 @@ TEST_CASE("shutdown: a task outrunning grace is reported, then awaited; no firin
     scheduler s(locks, store, options);
     s.add(make_task("overrun", [&](task_context&) {
         started = true;
-        std::this_thread::sleep_for(600ms);
+        std::this_thread::sleep_for(2s);  // far past the 100 ms grace, even on a stalled machine
     }, fixed_rate(1h), lock_at_most_for("PT1H")));
     s.add(make_task("fast", [&](task_context&) { ++fast_runs; }, fixed_rate(20ms), lock_at_most_for("PT1M")));
     s.start();

@@ -95,20 +95,20 @@ TEST_CASE("keep-alive extends a task that outlives lock_at_most_for", "[executor
         while (running.load()) {
             // An acquisition after the task finished is legitimate; `finished` is set before the
             // unlock, so reading it after acquiring tells the two apart.
-            if (provider.try_lock({"long", milliseconds{600}}) && !finished.load()) intruders.fetch_add(1);
+            if (provider.try_lock({"long", milliseconds{1500}}) && !finished.load()) intruders.fetch_add(1);
             std::this_thread::sleep_for(milliseconds{10});
         }
     });
     execute_options options;
     options.keep_alive = true;
-    // 600 ms lease, extended every 300 ms: the margin absorbs a loaded (sanitizer, CI) machine.
+    // 1.5 s lease, extended every 750 ms: the margin absorbs a loaded (sanitizer, CI) machine.
     auto result = executor.execute(
         [&](task_context&) {
             holding = true;
-            std::this_thread::sleep_for(milliseconds{1800});
+            std::this_thread::sleep_for(milliseconds{4500});
             finished = true;
         },
-        {"long", milliseconds{600}}, options);
+        {"long", milliseconds{1500}}, options);
     running = false;
     other.join();
     CHECK(result.outcome == run_outcome::succeeded);

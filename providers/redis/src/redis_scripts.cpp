@@ -89,8 +89,10 @@ reply_ptr redis_scripts::run(redis_connection& connection, redis_script script, 
     command.insert(command.end(), keys.begin(), keys.end());
     command.insert(command.end(), args.begin(), args.end());
     auto reply = connection.command(command, script_name(script));
-    if (is_noscript(*reply)) {
-        load(connection, script);  // same source, same SHA1: only the server forgot it
+    // Same source, same SHA1: only the server forgot it (restart, failover, SCRIPT FLUSH). A
+    // flush can land again between the load and the call, hence a few rounds.
+    for (int reload = 0; reload < 3 && is_noscript(*reply); ++reload) {
+        load(connection, script);
         reply = connection.command(command, script_name(script));
     }
     if (reply->type == REDIS_REPLY_ERROR) throw reply_error({reply->str, reply->len}, script_name(script), connection.where());
