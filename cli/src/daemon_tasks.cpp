@@ -35,6 +35,13 @@ std::vector<std::pair<std::string, std::string>> command_environment(const task_
     return env;
 }
 
+/// Why the daemon itself stopped the command, as a suffix of the run record's message, or "".
+std::string stop_reason(const task_context& ctx) {
+    if (ctx.lock_lost()) return " (the daemon stopped it: lock lost, keep-alive extension failed)";
+    if (ctx.cancellation_requested()) return " (the daemon stopped it: daemon shutting down)";
+    return "";
+}
+
 void run_command(const task_config& c, const task_definition& task, const std::string& env, task_context& ctx) {
     std::vector<std::string> argv;
     for (const auto& arg : c.command) argv.push_back(render_argument(arg, task, env, ctx));
@@ -46,7 +53,8 @@ void run_command(const task_config& c, const task_definition& task, const std::s
     ctx.count("exit_status", result.status);
     if (result.exec_failed) throw std::runtime_error(result.error);
     if (result.timed_out) throw std::runtime_error("command stopped after timeout " + human_duration(*c.timeout));
-    if (result.signalled) throw std::runtime_error("command killed by signal " + std::to_string(result.status - 128));
+    if (result.signalled) throw std::runtime_error("command killed by signal " + std::to_string(result.status - 128) +
+                                                   stop_reason(ctx));
     if (result.status != 0) throw std::runtime_error("command exited with status " + std::to_string(result.status));
 }
 

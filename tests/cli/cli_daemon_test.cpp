@@ -138,8 +138,36 @@ command = ["sh", "-c", "echo x > )" + started + R"(; exec sleep 60"]
     CHECK(std::chrono::steady_clock::now() - begin < std::chrono::seconds{5});
     auto runs = run_cli({"runs", "-c", config, "--json"});
     CHECK_THAT(runs.out, Contains("\"task\": \"long\"") && Contains("\"outcome\": \"failed\"") &&
-                             Contains("killed by signal 15"));
+                             Contains("killed by signal 15 (the daemon stopped it: daemon shutting down)"));
     CHECK(run_cli({"run", "-c", config, "-t", "long", "--", "true"}).status == 0);  // lock released
+}
+
+TEST_CASE("cli daemon: a command whose lock is lost under keep-alive is stopped and recorded", "[cli][daemon]") {
+    const std::string uri = "sqlite:" + scratch_dir() + "/lost.db";
+    const std::string started = scratch_dir() + "/lost-started";
+    const auto config = write_config("lost.toml", R"([shedlock]
+provider = ")" + uri + R"("
+[tasks.guarded]
+fixed_rate = "PT1H"
+lock_at_most_for = "2s"
+keep_alive = true
+command = ["sh", "-c", "echo x > )" + started + R"(; exec sleep 60"]
+)");
+    REQUIRE(run_cli({"schema", "apply", "-p", uri}).status == 0);
+    const pid_t daemon = start_cli({"daemon", "-c", config});
+    REQUIRE(wait_for_file(started, 10));
+    // An operator frees the lock: the next extension (every 1 s) finds it gone.
+    REQUIRE(run_cli({"locks", "release", "guarded", "-p", uri, "--force", "--yes"}).status == 0);
+    cli_result runs;
+    for (int i = 0; i < 100 && runs.out.find("\"outcome\"") == std::string::npos; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds{100});
+        runs = run_cli({"runs", "-c", config, "--json"});
+    }
+    ::kill(daemon, SIGTERM);
+    CHECK(wait_cli(daemon) == 0);
+    INFO(runs.out);
+    CHECK_THAT(runs.out, Contains("\"outcome\": \"failed\"") && Contains("\"lock_lost\": true") &&
+                             Contains("(the daemon stopped it: lock lost, keep-alive extension failed)"));
 }
 
 TEST_CASE("cli config errors name the file and the line", "[cli][config]") {
