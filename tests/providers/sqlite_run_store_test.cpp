@@ -1,6 +1,7 @@
 // The SQLite run store: round trip of every field, newest-first queries, retention, schema errors.
-#include "test_env.hpp"
+#include "run_store_checks.hpp"
 #include "startup_race.hpp"
+#include "test_env.hpp"
 
 #include <shedlock/error.hpp>
 #include <shedlock/providers/sqlite_run_store.hpp>
@@ -20,29 +21,17 @@ sqlite_run_options options_for(const std::string& file) {
     return o;
 }
 
-run_record record(const std::string& task, int i, run_outcome outcome = run_outcome::succeeded) {
-    run_record r;
-    r.task = task;
-    r.lock_name = task + ":20240601";
-    r.instance = "host:42";
-    r.scheduled_at = timestamp{1'717'200'000'000ms + std::chrono::seconds{i}};
-    r.started_at = r.scheduled_at + 3ms;
-    r.finished_at = r.started_at + 250ms;
-    r.outcome = outcome;
-    return r;
-}
-
 }  // namespace
 
 TEST_CASE("sqlite run store: every field round-trips", "[sqlite][run_store]") {
     auto store = make_sqlite_run_store(options_for("roundtrip.db"));
-    auto r = record("settle", 1);
+    auto r = test::sample_run("settle", 1);
     r.fencing_token = 77;
     r.message = "it's done; 100% = fine";
     r.counters = {{"scanned", 42}, {"odd;key=%", -3}};
     r.lock_lost = true;
     store->append(r);
-    auto skipped = record("settle", 2, run_outcome::skipped_locked);
+    auto skipped = test::sample_run("settle", 2, run_outcome::skipped_locked);
     store->append(skipped);
     const auto runs = store->last_runs("settle", 10);
     REQUIRE(runs.size() == 2);
@@ -67,12 +56,12 @@ TEST_CASE("sqlite run store: last N newest first, retention per task", "[sqlite]
     o.retention.max_per_task = 5;
     o.prune_every = 1;
     auto store = make_sqlite_run_store(o);
-    for (int i = 0; i < 12; ++i) store->append(record("a", i));
-    store->append(record("b", 0));
+    for (int i = 0; i < 12; ++i) store->append(test::sample_run("a", i));
+    store->append(test::sample_run("b", 0));
     const auto runs = store->last_runs("a", 100);
     REQUIRE(runs.size() == 5);
-    CHECK(runs.front().scheduled_at == record("a", 11).scheduled_at);
-    CHECK(runs.back().scheduled_at == record("a", 7).scheduled_at);
+    CHECK(runs.front().scheduled_at == test::sample_run("a", 11).scheduled_at);
+    CHECK(runs.back().scheduled_at == test::sample_run("a", 7).scheduled_at);
     CHECK(store->last_runs("a", 2).size() == 2);
     CHECK(store->last_runs("b", 10).size() == 1);
     CHECK(store->tasks() == std::vector<std::string>{"a", "b"});
@@ -81,7 +70,7 @@ TEST_CASE("sqlite run store: last N newest first, retention per task", "[sqlite]
 TEST_CASE("sqlite run store: a second store on the same file reads what the first wrote", "[sqlite][run_store]") {
     auto o = options_for("shared.db");
     auto writer = make_sqlite_run_store(o);
-    writer->append(record("x", 1));
+    writer->append(test::sample_run("x", 1));
     o.create_schema_if_missing = false;
     auto reader = make_sqlite_run_store(o);
     CHECK(reader->last_runs("x", 1).size() == 1);
@@ -112,7 +101,7 @@ TEST_CASE("sqlite run store: from_uri takes the lock URI plus runs_table", "[sql
     CHECK_THROWS_AS(sqlite_run_options::from_uri(parse_provider_uri("sqlite:x.db?runs_table=no-good")), configuration_error);
     CHECK_THROWS_AS(sqlite_run_options::from_uri(parse_provider_uri("sqlite:x.db?runs=x")), configuration_error);
     auto store = make_sqlite_run_store(o);
-    store->append(record("u", 1));
+    store->append(test::sample_run("u", 1));
     CHECK(store->last_runs("u", 1).size() == 1);
 }
 
@@ -121,7 +110,7 @@ TEST_CASE("sqlite run store: 8 instances starting together on a new file all com
         const auto o = options_for("runs-together-" + std::to_string(round) + ".db");
         test::check_simultaneous_start(8, [&] { (void)make_sqlite_run_store(o); });
         auto store = make_sqlite_run_store(o);
-        store->append(record("together", 1));
+        store->append(test::sample_run("together", 1));
         CHECK(store->last_runs("together", 10).size() == 1);
     }
 }

@@ -83,8 +83,7 @@ public:
     // prune joins a derived table; its LIMIT keeps it from being merged back into the DELETE.
     sql::run_statements run_store_statements(const table_name& t) const override {
         const std::string tb = t.qualified();
-        const std::string columns = "task, lock_name, instance, scheduled_at, started_at, finished_at, outcome, "
-                                    "fencing_token, message, counters, lock_lost";
+        const std::string columns = sql::run_record_columns;
         return {"INSERT INTO " + tb + " (" + columns +
                     ") VALUES (?, ?, ?, ?, ?, ?, ?, CAST(NULLIF(?, '') AS SIGNED), ?, ?, ?)",
                 "SELECT " + columns + " FROM " + tb + " WHERE task = ? ORDER BY id DESC LIMIT ?",

@@ -99,8 +99,7 @@ public:
     // run_store::tasks() promises, whatever the database's collation.
     sql::run_statements run_store_statements(const table_name& t) const override {
         const std::string tb = t.qualified();
-        const std::string columns = "task, lock_name, instance, scheduled_at, started_at, finished_at, outcome, "
-                                    "fencing_token, message, counters, lock_lost";
+        const std::string columns = sql::run_record_columns;
         return {"INSERT INTO " + tb + " (" + columns + ") VALUES ($1, $2, $3, " + ts(4) + ", " + ts(5) + ", " +
                     ts(6) + ", $7, NULLIF($8, '')::bigint, $9, $10, $11::smallint)",
                 "SELECT " + columns + " FROM " + tb + " WHERE task = $1 ORDER BY id DESC LIMIT $2::bigint",

@@ -78,8 +78,7 @@ public:
 
     sql::run_statements run_store_statements(const table_name& t) const override {
         const std::string tb = t.qualified();
-        const std::string columns = "task, lock_name, instance, scheduled_at, started_at, finished_at, outcome, "
-                                    "fencing_token, message, counters, lock_lost";
+        const std::string columns = sql::run_record_columns;
         return {"INSERT INTO " + tb + " (" + columns +
                     ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, CAST(NULLIF(?8, '') AS INTEGER), ?9, ?10, ?11)",
                 "SELECT " + columns + " FROM " + tb + " WHERE task = ?1 ORDER BY id DESC LIMIT ?2",

@@ -53,6 +53,12 @@ struct statement_options {
     bool db_time = false;  ///< "now" is the database server's clock
 };
 
+/// The run-record table's columns in the order of the insert's parameters and of last_runs'
+/// result columns (sql_run_store reads rows by this position).
+inline constexpr const char* run_record_columns =
+    "task, lock_name, instance, scheduled_at, started_at, finished_at, outcome, fencing_token, message, counters, "
+    "lock_lost";
+
 /// The statements of a run-record store (see sql_run_store). Parameters, in placeholder order:
 /// - insert: task, lock_name, instance, scheduled_at, started_at, finished_at, outcome,
 ///   fencing_token (text; '' = NULL), message, counters, lock_lost (0/1)
