@@ -1,14 +1,16 @@
 #include "child_process.hpp"
 
+#include "child_exec.hpp"
+#include "terminal.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 namespace shedlock::cli {
@@ -18,9 +20,18 @@ volatile sig_atomic_t child_group = 0;
 volatile sig_atomic_t pending_signal = 0;  // arrived before the child's group existed
 constexpr int forwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
+/// Sends `sig` to the command's group, then SIGCONT: a stopped command would otherwise keep the
+/// signal pending and the wrapper would wait for it forever.
+void signal_group(pid_t group, int sig) {
+    ::kill(-group, sig);
+    ::kill(-group, SIGCONT);
+}
+
 extern "C" void forward_signal(int sig) {
-    if (child_group > 0) ::kill(-child_group, sig);
+    const int saved = errno;
+    if (child_group > 0) signal_group(child_group, sig);
     else pending_signal = sig;
+    errno = saved;
 }
 
 void install_forwarding(bool on) {
@@ -28,24 +39,6 @@ void install_forwarding(bool on) {
     action.sa_handler = on ? forward_signal : SIG_DFL;
     sigemptyset(&action.sa_mask);
     for (int sig : forwarded) ::sigaction(sig, &action, nullptr);
-}
-
-/// In the child: new process group, extra environment, exec. Reports errno through `report_fd`.
-[[noreturn]] void exec_child(const std::vector<std::string>& argv,
-                             const std::vector<std::pair<std::string, std::string>>& extra_env, int report_fd) {
-    ::setpgid(0, 0);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);  // a daemon blocks signals for sigwait; the command must not inherit that
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // the wrapper died: its lease will lapse, so stop too
-    for (const auto& [key, value] : extra_env) ::setenv(key.c_str(), value.c_str(), 1);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
-    const int error = errno;
-    (void)!::write(report_fd, &error, sizeof error);
-    ::_exit(127);
 }
 
 /// Empty when exec succeeded (the close-on-exec pipe closed without data), else the reason.
@@ -71,13 +64,51 @@ child_exit decode(int status) {
     return result;
 }
 
+/// Polls the command until it exits, stopping it on deadline or request (TERM, then KILL after
+/// the grace). A command stopped from the terminal (Ctrl-Z) stops the wrapper too, as a shell
+/// job would, and both continue together.
+struct waiter {
+    pid_t pid;
+    const wait_policy& policy;
+    foreground_terminal& terminal;
+    bool timed_out = false;
+    std::optional<std::chrono::steady_clock::time_point> kill_at;
+
+    int wait() {
+        int status = 0;
+        while (true) {
+            const pid_t got = ::waitpid(pid, &status, WNOHANG | WUNTRACED);
+            if (got == pid && WIFSTOPPED(status)) {
+                terminal.suspend_with(pid);
+                continue;
+            }
+            if (got == pid || (got < 0 && errno != EINTR)) return status;
+            enforce(std::chrono::steady_clock::now());
+            std::this_thread::sleep_for(std::chrono::milliseconds{20});
+        }
+    }
+
+    void enforce(std::chrono::steady_clock::time_point now) {
+        const bool past_deadline = policy.deadline && now >= *policy.deadline;
+        const bool stop = past_deadline || (policy.stop_requested && policy.stop_requested());
+        if (stop && !kill_at) {
+            timed_out = past_deadline;
+            signal_group(pid, SIGTERM);
+            kill_at = now + policy.kill_grace;
+        } else if (kill_at && now >= *kill_at) {
+            ::kill(-pid, SIGKILL);
+        }
+    }
+};
+
 }  // namespace
 
-child_exit run_child(const std::vector<std::string>& argv,
-                     const std::vector<std::pair<std::string, std::string>>& extra_env, const wait_policy& policy) {
+child_exit run_child(const child_command& command, const wait_policy& policy) {
+    const exec_image image(command);  // built before fork: the child only calls async-signal-safe functions
     int report[2];
     if (::pipe2(report, O_CLOEXEC) != 0) return {127, false, false, true, std::strerror(errno)};
     const bool forward = policy.forward_signals;
+    foreground_terminal terminal(policy.take_terminal);
     pending_signal = 0;
     if (forward) install_forwarding(true);
     const pid_t pid = ::fork();
@@ -85,40 +116,26 @@ child_exit run_child(const std::vector<std::string>& argv,
         if (forward) install_forwarding(false);
         return {127, false, false, true, std::string("fork failed: ") + std::strerror(errno)};
     }
-    if (pid == 0) {
-        if (forward) install_forwarding(false);
-        exec_child(argv, extra_env, report[1]);
-    }
+    if (pid == 0) image.exec_in_child(report[1], terminal.active());
     ::setpgid(pid, pid);  // also here: no race with a signal arriving before the child ran setpgid
+    terminal.give_to(pid);
     if (forward) {
         child_group = pid;
-        if (pending_signal != 0) ::kill(-pid, pending_signal);
+        if (pending_signal != 0) signal_group(pid, pending_signal);
     }
     ::close(report[1]);
-    const std::string failed = exec_error(report[0], argv[0]);
+    const std::string failed = exec_error(report[0], command.argv[0]);
 
-    bool timed_out = false;
-    std::optional<std::chrono::steady_clock::time_point> kill_at;
-    int status = 0;
-    while (::waitpid(pid, &status, WNOHANG) == 0) {
-        const auto now = std::chrono::steady_clock::now();
-        const bool stop = (policy.deadline && now >= *policy.deadline) || (policy.stop_requested && policy.stop_requested());
-        if (stop && !kill_at) {
-            timed_out = policy.deadline && now >= *policy.deadline;
-            ::kill(-pid, SIGTERM);
-            kill_at = now + policy.kill_grace;
-        } else if (kill_at && now >= *kill_at) {
-            ::kill(-pid, SIGKILL);
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds{20});
-    }
+    waiter w{pid, policy, terminal, false, std::nullopt};
+    const int status = w.wait();
+    terminal.take_back();
     if (forward) {
         install_forwarding(false);
         child_group = 0;
     }
     if (!failed.empty()) return {127, false, false, true, failed};
     child_exit result = decode(status);
-    result.timed_out = timed_out;
+    result.timed_out = w.timed_out;
     return result;
 }
 

@@ -2,6 +2,8 @@
 // Running the wrapped command: spawn in its own process group, forward our signals to it,
 // stop it on timeout or lock loss, report how it ended.
 
+#include "child_exec.hpp"
+
 #include <sys/types.h>
 
 #include <chrono>
@@ -28,12 +30,16 @@ struct wait_policy {
     /// Pass TERM/INT/HUP/QUIT/USR1/USR2 received by this process to the command. Only for one
     /// command at a time (`shedlock run`); the daemon stops its commands through stop_requested.
     bool forward_signals = true;
+    /// When this process is in the terminal's foreground group, make the command's group the
+    /// foreground while it runs (so it can read the terminal). Only for one command at a time.
+    bool take_terminal = false;
 };
 
-/// Starts argv[0] (searched in PATH) with `extra_env` added, in a new process group with an empty
-/// signal mask, and (policy.forward_signals) forwards SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1 and
-/// SIGUSR2 that this process receives to that group until it exits. Blocks until it has exited.
-child_exit run_child(const std::vector<std::string>& argv,
-                     const std::vector<std::pair<std::string, std::string>>& extra_env, const wait_policy& policy);
+/// Starts command.argv[0] (searched in PATH) the way a crontab line would (ARCHITECTURE §8):
+/// descriptors 0-2 only, default signal dispositions and an empty mask, the environment without
+/// the tool's own configuration plus `extra_env`, in a new process group. With
+/// policy.forward_signals, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 that this process
+/// receives go to that group (each followed by SIGCONT) until it exits. Blocks until it exited.
+child_exit run_child(const child_command& command, const wait_policy& policy);
 
 }  // namespace shedlock::cli

@@ -49,7 +49,7 @@ void run_command(const task_config& c, const task_definition& task, const std::s
     policy.forward_signals = false;
     policy.stop_requested = [&ctx] { return ctx.cancellation_requested(); };
     if (c.timeout) policy.deadline = std::chrono::steady_clock::now() + *c.timeout;
-    const child_exit result = run_child(argv, command_environment(c, ctx), policy);
+    const child_exit result = run_child({argv, command_environment(c, ctx), {}}, policy);
     ctx.count("exit_status", result.status);
     if (result.exec_failed) throw std::runtime_error(result.error);
     if (result.timed_out) throw std::runtime_error("command stopped after timeout " + human_duration(*c.timeout));

@@ -3,8 +3,10 @@
 #include "exit_codes.hpp"
 #include "output.hpp"
 #include "provider_factory.hpp"
+#include "record_checks.hpp"
 
 #include <shedlock/duration.hpp>
+#include <shedlock/error.hpp>
 #include <shedlock/owner_token.hpp>
 
 #include <CLI/CLI.hpp>
@@ -81,6 +83,25 @@ void check_clock(lock_provider& provider, std::chrono::milliseconds max_offset, 
     else r.ok(text);
 }
 
+/// Stored records with times no correct writer produces (clock or time-zone trouble, or a row
+/// that cannot be read).
+void check_records(lock_provider& provider, report& r) {
+    std::vector<lock_record> records;
+    try {
+        records = provider.list_locks();
+    } catch (const unsupported_operation_error&) {
+        return;
+    }
+    const timestamp now = provider.lock_time_now();
+    int flagged = 0;
+    for (const auto& record : records)
+        if (const std::string anomaly = time_anomaly(record, now); !anomaly.empty()) {
+            ++flagged;
+            r.warn("lock \"" + printable(record.name) + "\": " + anomaly);
+        }
+    if (!flagged) r.ok("records: " + std::to_string(records.size()) + " lock record(s), times plausible");
+}
+
 int doctor(const doctor_options& o) {
     const auto max_offset = parse_duration(o.max_offset, "--max-offset");
     report r;
@@ -90,7 +111,7 @@ int doctor(const doctor_options& o) {
         opened = open_provider(o.provider);
     } catch (const storage_error& e) {
         r.fail(std::string("connect: ") + e.what());
-        return exit_unavailable;
+        return e.category() == storage_category::missing_schema ? exit_config : exit_unavailable;
     }
     r.ok("connect: " + opened.display);
     if (opened.sql)
@@ -100,6 +121,7 @@ int doctor(const doctor_options& o) {
     check_cycle(*opened.provider, r);
     try {
         check_clock(*opened.provider, max_offset, r);
+        check_records(*opened.provider, r);
     } catch (const storage_error& e) {
         r.fail(std::string("clock: ") + e.what());
     }

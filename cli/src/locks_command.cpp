@@ -4,6 +4,7 @@
 #include "log.hpp"
 #include "output.hpp"
 #include "provider_factory.hpp"
+#include "record_checks.hpp"
 
 #include <shedlock/duration.hpp>
 
@@ -29,19 +30,29 @@ struct lock_view {
     lock_record record;
     bool held;
     std::chrono::milliseconds remaining;
-    bool suspicious;  // lock_until abnormally far ahead, or held abnormally long
+    bool suspicious;      // lock_until abnormally far ahead, or held abnormally long
+    std::string anomaly;  // times no correct writer produces, or an unreadable record
 };
 
 std::vector<lock_view> view(const std::vector<lock_record>& records, timestamp now, std::chrono::milliseconds stuck_after) {
     std::vector<lock_view> out;
     for (const auto& r : records) {
         const bool held = r.lock_until > now;
-        const auto remaining = r.lock_until - now;
-        const bool suspicious = held && (remaining > stuck_after || now - r.locked_at > stuck_after);
-        out.push_back({r, held, remaining, suspicious});
+        const auto remaining = r.unreadable.empty() ? r.lock_until - now : std::chrono::milliseconds{0};
+        const bool suspicious = held && r.unreadable.empty() && (remaining > stuck_after || now - r.locked_at > stuck_after);
+        out.push_back({r, held, remaining, suspicious, time_anomaly(r, now)});
     }
     return out;
 }
+
+std::string state_of(const lock_view& l) {
+    if (!l.record.unreadable.empty()) return "UNREADABLE";
+    if (!l.anomaly.empty()) return std::string(l.held ? "held" : "free") + " (clock?)";
+    return l.suspicious ? "HELD (stuck?)" : l.held ? "held" : "free";
+}
+
+/// A time for the table or JSON; "" for the placeholder times of an unreadable record.
+std::string shown_time(const lock_view& l, timestamp t) { return l.record.unreadable.empty() ? iso_time(t) : ""; }
 
 void print_json(const std::vector<lock_view>& locks) {
     std::cout << "[";
@@ -49,11 +60,12 @@ void print_json(const std::vector<lock_view>& locks) {
         const auto& l = locks[i];
         std::cout << (i ? ",\n " : "\n ") << "{\"name\": " << json_string(l.record.name)
                   << ", \"held\": " << (l.held ? "true" : "false") << ", \"locked_by\": " << json_string(l.record.locked_by)
-                  << ", \"locked_at\": " << json_string(iso_time(l.record.locked_at))
-                  << ", \"lock_until\": " << json_string(iso_time(l.record.lock_until))
+                  << ", \"locked_at\": " << json_string(shown_time(l, l.record.locked_at))
+                  << ", \"lock_until\": " << json_string(shown_time(l, l.record.lock_until))
                   << ", \"remaining_ms\": " << (l.held ? l.remaining.count() : 0) << ", \"fencing_token\": "
                   << (l.record.fencing_token ? std::to_string(*l.record.fencing_token) : "null")
-                  << ", \"suspicious\": " << (l.suspicious ? "true" : "false") << "}";
+                  << ", \"suspicious\": " << (l.suspicious ? "true" : "false")
+                  << ", \"problem\": " << (l.anomaly.empty() ? "null" : json_string(l.anomaly)) << "}";
     }
     std::cout << (locks.empty() ? "]\n" : "\n]\n");
 }
@@ -61,14 +73,16 @@ void print_json(const std::vector<lock_view>& locks) {
 void print_table(const std::vector<lock_view>& locks, const std::string& stuck_after) {
     std::vector<std::vector<std::string>> rows{{"NAME", "STATE", "HOLDER", "LOCKED_AT", "LOCK_UNTIL", "REMAINING", "TOKEN"}};
     int suspicious = 0;
+    std::vector<std::string> problems;
     for (const auto& l : locks) {
         suspicious += l.suspicious;
-        rows.push_back({l.record.name, l.suspicious ? "HELD (stuck?)" : l.held ? "held" : "free", l.record.locked_by,
-                        iso_time(l.record.locked_at), iso_time(l.record.lock_until),
-                        l.held ? human_duration(l.remaining) : "-",
+        if (!l.anomaly.empty()) problems.push_back("lock \"" + l.record.name + "\": " + l.anomaly);
+        rows.push_back({l.record.name, state_of(l), l.record.locked_by, shown_time(l, l.record.locked_at),
+                        shown_time(l, l.record.lock_until), l.held && l.record.unreadable.empty() ? human_duration(l.remaining) : "-",
                         l.record.fencing_token ? std::to_string(*l.record.fencing_token) : "-"});
     }
     std::cout << format_table(rows);
+    for (const auto& p : problems) std::cout << printable(p) << "\n";
     if (suspicious)
         std::cout << suspicious << " lock(s) held longer than, or until more than, " << stuck_after
                   << " from now: a stuck holder? Check the holder process; `shedlock locks release NAME --force` frees it.\n";
@@ -99,7 +113,7 @@ int release(const locks_options& o) {
         return exit_usage;
     }
     const bool released = opened.provider->force_release(o.release_name);
-    std::cout << (released ? "released \"" : "no live lock named \"") << o.release_name << "\"\n";
+    std::cout << (released ? "released \"" : "no live lock named \"") << printable(o.release_name) << "\"\n";
     return exit_ok;
 }
 
@@ -107,7 +121,10 @@ int list(const locks_options& o) {
     require_provider(o);
     const auto stuck_after = parse_duration(o.stuck_after, "--stuck-after");
     auto opened = open_provider(o.provider);
-    const auto locks = view(opened.provider->list_locks(), opened.provider->clock().now(), stuck_after);
+    const auto records = opened.provider->list_locks();
+    // Read after the listing, on the clock the backend decides by: a record freed before the
+    // listing can never look held.
+    const auto locks = view(records, opened.provider->lock_time_now(), stuck_after);
     if (o.json) print_json(locks);
     else print_table(locks, o.stuck_after);
     return exit_ok;

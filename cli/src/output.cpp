@@ -31,19 +31,70 @@ std::string json_string(const std::string& text) {
     return out + "\"";
 }
 
-std::string format_table(const std::vector<std::vector<std::string>>& rows) {
-    std::vector<std::size_t> widths;
-    for (const auto& row : rows)
-        for (std::size_t i = 0; i < row.size(); ++i) {
-            if (widths.size() <= i) widths.push_back(0);
-            widths[i] = std::max(widths[i], row[i].size());
-        }
+namespace {
+
+void append_escaped(std::string& out, unsigned char byte) {
+    static const char hex[] = "0123456789abcdef";
+    out += "\\x";
+    out += hex[byte >> 4];
+    out += hex[byte & 0xf];
+}
+
+/// Length of a well-formed UTF-8 sequence at `i` (1 for ASCII), 0 when the bytes are not one.
+std::size_t utf8_length(const std::string& s, std::size_t i) {
+    const auto lead = static_cast<unsigned char>(s[i]);
+    const std::size_t n = lead < 0x80 ? 1 : lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3
+                                            : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return 0;
+    for (std::size_t k = 1; k < n; ++k)
+        if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
+    return n;
+}
+
+/// Characters a terminal shows for `s` (continuation bytes take no column).
+std::size_t columns(const std::string& s) {
+    std::size_t n = 0;
+    for (unsigned char c : s) n += (c & 0xc0) != 0x80;
+    return n;
+}
+
+}  // namespace
+
+std::string printable(const std::string& text) {
     std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        const std::size_t n = utf8_length(text, i);
+        const bool c1 = n == 2 && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0;
+        if (n == 0 || c < 0x20 || c == 0x7f || c1) {
+            for (std::size_t k = 0; k < std::max<std::size_t>(n, 1); ++k) append_escaped(out, static_cast<unsigned char>(text[i + k]));
+            i += std::max<std::size_t>(n, 1);
+        } else {
+            out.append(text, i, n);
+            i += n;
+        }
+    }
+    return out;
+}
+
+std::string format_table(const std::vector<std::vector<std::string>>& rows) {
+    std::vector<std::vector<std::string>> cells;
+    std::vector<std::size_t> widths;
     for (const auto& row : rows) {
+        auto& safe = cells.emplace_back();
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            safe.push_back(printable(row[i]));
+            if (widths.size() <= i) widths.push_back(0);
+            widths[i] = std::max(widths[i], columns(safe.back()));
+        }
+    }
+    std::string out;
+    for (const auto& row : cells) {
         std::string line;
         for (std::size_t i = 0; i < row.size(); ++i) {
             line += row[i];
-            if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
+            if (i + 1 < row.size()) line += std::string(widths[i] - columns(row[i]) + 2, ' ');
         }
         out += line + "\n";
     }

@@ -15,7 +15,13 @@ bool stdout_is_tty();
 /// A JSON string literal with escapes.
 std::string json_string(const std::string& text);
 
-/// Columns padded to their widest cell; the first row is the header.
+/// `text` safe to print on a terminal: control characters (C0, DEL, the C1 range U+0080-U+009F
+/// that terminals also obey) and bytes that are not UTF-8 become \xNN, so a stored value can
+/// never move the cursor, recolour the screen or retitle the window.
+std::string printable(const std::string& text);
+
+/// Columns padded to their widest cell (in characters); the first row is the header. Every
+/// cell is passed through printable().
 std::string format_table(const std::vector<std::vector<std::string>>& rows);
 
 /// "2024-06-01T02:00:00.123Z"

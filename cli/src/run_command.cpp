@@ -6,6 +6,7 @@
 #include "provider_factory.hpp"
 
 #include <shedlock/config.hpp>
+#include <shedlock/error.hpp>
 #include <shedlock/duration.hpp>
 #include <shedlock/trigger.hpp>
 #include <shedlock/locking_task_executor.hpp>
@@ -34,9 +35,14 @@ Exit status: the command's own status when it ran (128+N when killed by signal N
   75 (or --skipped-exit) when another holder had the lock and the command did not run;
   69 (or --unavailable-exit) when the lock backend could not be reached;
   124 when --timeout stopped the command; 71 when the command could not be started;
-  78 for a bad configuration (duration, URI, name); 64 for a bad command line.
-The command gets SHEDLOCK_LOCK_NAME and SHEDLOCK_FENCING_TOKEN in its environment.
+  78 for a bad configuration (duration, URI, name, a missing lock table); 64 for a bad command line.
+The command gets SHEDLOCK_LOCK_NAME and SHEDLOCK_FENCING_TOKEN in its environment, file descriptors
+0-2 only, default signal dispositions, and not SHEDLOCK_PROVIDER (it may hold a password).
 Signals sent to shedlock (TERM, INT, HUP, QUIT, USR1, USR2) are passed to the command.
+The lock is released when the command exits. A command that daemonizes (forks and exits, `setsid
+... &`, `nohup ... &`, a service start script) releases the lock at once while its work goes on
+unlocked: run the work in the foreground (e.g. `--no-daemon`, `--foreground`), or wrap it so it
+waits for the work to end.
 
 Examples:
   shedlock run --provider sqlite:/var/lib/locks.db --name nightly-report --at-most PT2H -- /usr/local/bin/report
@@ -77,20 +83,41 @@ void require(const run_options& o) {
     if (o.command.empty()) throw CLI::RequiredError("a command after -- (or command = [...] in the config file)");
 }
 
+std::optional<std::chrono::milliseconds> parse_timeout(const std::string& text) {
+    if (text.empty()) return std::nullopt;
+    const auto timeout = parse_duration(text, "--timeout");
+    if (timeout.count() <= 0)
+        throw configuration_error("--timeout \"" + text + "\" must be positive; give how long the command may run, e.g. 2h");
+    return timeout;
+}
+
+/// Opens the backend; a failure to reach it is the caller's --unavailable-exit. A missing table
+/// is a configuration problem (78, with the DDL) and escapes as storage_error(missing_schema).
+std::optional<opened_provider> open_or_report(const run_options& o) {
+    try {
+        return open_provider(o.provider);
+    } catch (const storage_error& e) {
+        if (e.category() == storage_category::missing_schema) throw;
+        log(log_level::error, std::string("lock backend unavailable: ") + e.what());
+        return std::nullopt;
+    }
+}
+
 int run(run_options o) {
     if (!o.config.empty()) o = with_config(std::move(o));
     require(o);
     const lock_configuration config{o.name, o.at_most, o.at_least};  // configuration_error before any I/O
-    std::optional<std::chrono::milliseconds> timeout;
-    if (!o.timeout.empty()) timeout = parse_duration(o.timeout, "--timeout");
-    auto opened = open_provider(o.provider);
-    locking_task_executor executor(*opened.provider);
+    const auto timeout = parse_timeout(o.timeout);
+    auto opened = open_or_report(o);
+    if (!opened) return o.unavailable_exit;
+    locking_task_executor executor(*opened->provider);
     child_exit child;
     auto body = [&](task_context& ctx) {
         wait_policy policy;
         if (timeout) policy.deadline = std::chrono::steady_clock::now() + *timeout;
         policy.stop_requested = [&ctx] { return ctx.lock_lost(); };
-        child = run_child(o.command, child_environment(ctx), policy);
+        policy.take_terminal = true;
+        child = run_child({o.command, child_environment(ctx), {}}, policy);
     };
     execute_options options;
     options.keep_alive = o.keep_alive;
@@ -100,10 +127,13 @@ int run(run_options o) {
             log(log_level::info, "lock \"" + o.name + "\" is held elsewhere; command not run");
             return o.skipped_exit;
         case run_outcome::lock_error:
-            log(log_level::error, "lock backend " + opened.display + " unavailable: " + result.message);
+            log(log_level::error, "lock backend " + opened->display + " unavailable: " + result.message);
             return o.unavailable_exit;
         default: break;
     }
+    if (result.unlock_failed)
+        log(log_level::warn, "releasing lock \"" + o.name + "\" failed; it stays held until its lock_until (at most " +
+                                 format_duration(config.lock_at_most_for()) + " after the start): " + result.message);
     if (result.lock_lost) log(log_level::warn, "lock \"" + o.name + "\" was lost while the command ran; it was stopped");
     if (child.exec_failed) {
         log(log_level::error, child.error);
@@ -127,9 +157,11 @@ void add_run_command(CLI::App& app, int& exit_status) {
     cmd->add_option("--at-most", o->at_most, "lock_at_most_for: longest hold, e.g. PT10M or 10m");
     cmd->add_option("--at-least", o->at_least, "lock_at_least_for: shortest hold, e.g. PT30S (default PT0S)");
     cmd->add_flag("--keep-alive", o->keep_alive, "Extend the lock every at-most/2 while the command runs");
-    cmd->add_option("--timeout", o->timeout, "Stop the command after this long (SIGTERM, then SIGKILL after 10s)");
-    cmd->add_option("--skipped-exit", o->skipped_exit, "Exit status when the lock was held elsewhere (default 75)");
-    cmd->add_option("--unavailable-exit", o->unavailable_exit, "Exit status when the backend was unreachable (default 69)");
+    cmd->add_option("--timeout", o->timeout, "Stop the command after this long (SIGTERM, then SIGKILL after 10s); positive, at most 100 years");
+    cmd->add_option("--skipped-exit", o->skipped_exit, "Exit status when the lock was held elsewhere (0-255, default 75)")
+        ->check(CLI::Range(0, 255));
+    cmd->add_option("--unavailable-exit", o->unavailable_exit, "Exit status when the backend was unreachable (0-255, default 69)")
+        ->check(CLI::Range(0, 255));
     cmd->add_option("--config,-c", o->config, "Take provider, lock policy and command from this TOML file");
     cmd->add_option("--task,-t", o->task, "With --config: the [tasks.<task>] table to use (default: --name)");
     cmd->add_option("command", o->command, "The command and its arguments, after --");

@@ -1,11 +1,10 @@
+#include "config_file.hpp"
 #include "table_reader.hpp"
 
 #include <shedlock/config.hpp>
 #include <shedlock/error.hpp>
 #include <shedlock/lock_configuration.hpp>
 
-#include <fstream>
-#include <sstream>
 
 namespace shedlock {
 namespace {
@@ -32,6 +31,7 @@ task_config read_task(const std::string& name, const toml::table& table, const s
     t.name = name;
     t.line = static_cast<int>(table.source().begin.line);
     table_reader r(table, file, "tasks." + name);
+    r.secret("env");
     read_schedule(r, t);
     t.lock_at_most_for = r.duration("lock_at_most_for");
     t.lock_at_least_for = r.duration("lock_at_least_for");
@@ -49,6 +49,7 @@ task_config read_task(const std::string& name, const toml::table& table, const s
 
 void read_main(const toml::table& table, const std::string& file, shedlock_config& c) {
     table_reader r(table, file, "shedlock");
+    r.secret("provider");
     c.provider = r.text("provider").value_or("");
     c.instance = r.text("instance").value_or("");
     c.env = r.text("env").value_or("");
@@ -99,12 +100,6 @@ shedlock_config parse_config(const std::string& text, const std::string& source_
     }
 }
 
-shedlock_config load_config(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw configuration_error("config file \"" + path + "\" cannot be read; check the path and permissions");
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    return parse_config(buffer.str(), path);
-}
+shedlock_config load_config(const std::string& path) { return parse_config(detail::read_config_file(path), path); }
 
 }  // namespace shedlock

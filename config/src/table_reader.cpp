@@ -43,7 +43,8 @@ const toml::node* table_reader::find(const std::string& key) {
 }
 
 void table_reader::wrong_type(const std::string& key, const toml::node& node, const char* expected) const {
-    throw configuration_error(where(node) + ": [" + section_ + "] " + key + " = " + shown(node) + " must be " + expected);
+    const std::string value = secret_.count(key) ? "(value not shown: it may hold a password)" : shown(node);
+    throw configuration_error(where(node) + ": [" + section_ + "] " + key + " = " + value + " must be " + expected);
 }
 
 std::optional<std::string> table_reader::text(const std::string& key) {
@@ -51,7 +52,7 @@ std::optional<std::string> table_reader::text(const std::string& key) {
     if (!node) return std::nullopt;
     const auto* value = node->as_string();
     if (!value) wrong_type(key, *node, "a string");
-    return expand_placeholders(value->get(), where(*node) + ": [" + section_ + "] " + key);
+    return expand_placeholders(value->get(), where(*node) + ": [" + section_ + "] " + key, !secret_.count(key));
 }
 
 std::optional<std::chrono::milliseconds> table_reader::duration(const std::string& key) {
@@ -110,7 +111,8 @@ std::map<std::string, std::string> table_reader::text_table(const std::string& k
     for (const auto& [k, v] : *table) {
         const auto* s = v.as_string();
         if (!s) wrong_type(key, *node, "a table of strings");
-        out[std::string(k.str())] = expand_placeholders(s->get(), where(v) + ": [" + section_ + "] " + key);
+        out[std::string(k.str())] =
+            expand_placeholders(s->get(), where(v) + ": [" + section_ + "] " + key + "." + std::string(k.str()), !secret_.count(key));
     }
     return out;
 }

@@ -23,6 +23,9 @@ public:
     std::optional<std::int64_t> integer(const std::string& key, std::int64_t min, std::int64_t max);
     std::vector<std::string> text_array(const std::string& key);
     std::map<std::string, std::string> text_table(const std::string& key);
+    /// Marks `key` as one whose value may hold a password (a provider URI, environment values):
+    /// no error message shows its value, in whole or in part.
+    void secret(const std::string& key) { secret_.insert(key); }
     /// Marks `key` as accepted without reading it (a sub-table read elsewhere).
     void allow(const std::string& key) { known_.insert(key); }
     /// Throws for the first key nobody read (a misspelling), suggesting the nearest known key.
@@ -40,6 +43,7 @@ private:
     std::string file_;
     std::string section_;
     std::set<std::string> known_;
+    std::set<std::string> secret_;
 };
 
 }  // namespace shedlock::detail

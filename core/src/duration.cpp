@@ -29,12 +29,14 @@ struct scaled_number {
     bool has_fraction = false;
 };
 
-std::optional<scaled_number> read_number(std::string_view s, std::size_t& pos) {
+/// Reads digits; a value past any possible maximum is `too_large` (leading zeros do not count).
+std::optional<scaled_number> read_number(std::string_view s, std::size_t& pos, bool& too_large) {
     const std::size_t start = pos;
     std::int64_t whole = 0;
     while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos]))) {
-        if (whole > std::numeric_limits<std::int64_t>::max() / 10 / ms_per_day) return std::nullopt;
         whole = whole * 10 + (s[pos++] - '0');
+        if (whole > max_duration.count()) too_large = true;
+        if (too_large) whole = 0;  // keep reading the digits, never overflow
     }
     if (pos == start) return std::nullopt;
     scaled_number n{whole * 1000, false};
@@ -54,11 +56,23 @@ std::optional<scaled_number> read_number(std::string_view s, std::size_t& pos) {
     return n;
 }
 
-/// Multiplies thousandths of a unit by the unit's length in ms; must land on whole ms.
-std::optional<std::int64_t> to_ms(const scaled_number& n, std::int64_t unit_ms) {
-    const std::int64_t product = n.thousandths * unit_ms;
-    if (product % 1000 != 0) return std::nullopt;
+/// Multiplies thousandths of a unit by the unit's length in ms (the caller checked it lands on
+/// whole ms); past max_duration it is `too_large` instead of wrapping.
+std::int64_t to_ms(const scaled_number& n, std::int64_t unit_ms, bool& too_large) {
+    std::int64_t product = 0;
+    if (__builtin_mul_overflow(n.thousandths, unit_ms, &product) || product / 1000 > max_duration.count()) {
+        too_large = true;
+        return 0;
+    }
     return product / 1000;
+}
+
+bool whole_ms(const scaled_number& n, std::int64_t unit_ms) { return n.thousandths % 1000 * unit_ms % 1000 == 0; }
+
+[[noreturn]] void reject_too_large(std::string_view field, std::string_view text) {
+    throw configuration_error(std::string(field) + " \"" + std::string(text) + "\" is longer than the longest duration " +
+                              format_duration(max_duration) + " (" + std::to_string(max_duration_days) +
+                              " days); give a shorter one");
 }
 
 std::int64_t parse_iso(std::string_view text, std::string_view body, std::string_view field) {
@@ -67,6 +81,7 @@ std::int64_t parse_iso(std::string_view text, std::string_view body, std::string
     bool in_time = false;
     bool any = false;
     std::int64_t total = 0;
+    bool too_large = false;
     std::string seen;
     while (pos < body.size()) {
         const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(body[pos])));
@@ -77,7 +92,7 @@ std::int64_t parse_iso(std::string_view text, std::string_view body, std::string
             if (pos == body.size()) reject(field, text, "nothing after 'T'");
             continue;
         }
-        auto number = read_number(body, pos);
+        auto number = read_number(body, pos, too_large);
         if (!number) reject(field, text, "expected a number");
         if (pos == body.size()) reject(field, text, "number without a unit");
         const char unit = static_cast<char>(std::toupper(static_cast<unsigned char>(body[pos++])));
@@ -92,18 +107,20 @@ std::int64_t parse_iso(std::string_view text, std::string_view body, std::string
         if (seen.find(unit) != std::string::npos) reject(field, text, std::string("unit '") + unit + "' twice");
         seen += unit;
         if (number->has_fraction && unit != 'S') reject(field, text, "only seconds may have a fraction");
-        auto ms = to_ms(*number, unit_ms);
-        if (!ms) reject(field, text, "finer than a millisecond");
-        total += *ms;
+        if (!whole_ms(*number, unit_ms)) reject(field, text, "finer than a millisecond");
+        total += to_ms(*number, unit_ms, too_large);  // each term <= max_duration: no overflow
+        if (total > max_duration.count()) too_large = true;
         any = true;
     }
     if (!any) reject(field, text, "no amount after 'P'/'PT'");
+    if (too_large) reject_too_large(field, text);
     return total;
 }
 
 std::int64_t parse_short(std::string_view text, std::string_view body, std::string_view field) {
     std::size_t pos = 0;
-    auto number = read_number(body, pos);
+    bool too_large = false;
+    auto number = read_number(body, pos, too_large);
     if (!number) reject(field, text, "expected a number followed by ms, s, m, h or d");
     std::string unit;
     for (; pos < body.size(); ++pos) unit += static_cast<char>(std::tolower(static_cast<unsigned char>(body[pos])));
@@ -115,9 +132,10 @@ std::int64_t parse_short(std::string_view text, std::string_view body, std::stri
     else if (unit == "d") unit_ms = ms_per_day;
     else if (unit.empty()) reject(field, text, "a bare number has no unit: 60000 could be ms or s");
     else reject(field, text, "unknown unit \"" + unit + "\"");
-    auto ms = to_ms(*number, unit_ms);
-    if (!ms) reject(field, text, "finer than a millisecond");
-    return *ms;
+    if (!whole_ms(*number, unit_ms)) reject(field, text, "finer than a millisecond");
+    const std::int64_t ms = to_ms(*number, unit_ms, too_large);
+    if (too_large) reject_too_large(field, text);
+    return ms;
 }
 
 std::string_view trim(std::string_view s) {

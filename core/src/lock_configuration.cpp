@@ -2,13 +2,17 @@
 #include <shedlock/error.hpp>
 #include <shedlock/lock_configuration.hpp>
 
+#include <optional>
+
 namespace shedlock {
 namespace {
 
-std::string printable(std::string_view name) {
+/// The name for a message: control bytes (and, for a name that is not UTF-8, every byte past
+/// ASCII) as \xNN, so a message never carries terminal escapes or broken text.
+std::string printable(std::string_view name, bool escape_non_ascii = false) {
     std::string out;
     for (unsigned char c : name) {
-        if (c < 0x20 || c == 0x7f) {
+        if (c < 0x20 || c == 0x7f || (escape_non_ascii && c >= 0x80)) {
             static const char hex[] = "0123456789abcdef";
             out += "\\x";
             out += hex[c >> 4];
@@ -20,8 +24,42 @@ std::string printable(std::string_view name) {
     return out;
 }
 
-void validate_durations(const std::string& name, std::chrono::milliseconds at_most, std::chrono::milliseconds at_least) {
-    const std::string where = "lock \"" + name + "\": ";
+/// Length of the UTF-8 sequence that starts with `lead`, or 0 when `lead` cannot start one.
+std::size_t sequence_length(unsigned char lead) {
+    if (lead < 0x80) return 1;
+    if (lead >= 0xc2 && lead <= 0xdf) return 2;
+    if (lead >= 0xe0 && lead <= 0xef) return 3;
+    if (lead >= 0xf0 && lead <= 0xf4) return 4;
+    return 0;
+}
+
+/// Decodes one code point at `pos` (advancing it); empty for a malformed or overlong sequence.
+std::optional<char32_t> next_code_point(std::string_view s, std::size_t& pos) {
+    const auto lead = static_cast<unsigned char>(s[pos]);
+    const std::size_t length = sequence_length(lead);
+    if (length == 0 || pos + length > s.size()) return std::nullopt;
+    char32_t cp = length == 1 ? lead : lead & (0x7f >> length);
+    for (std::size_t i = 1; i < length; ++i) {
+        const auto c = static_cast<unsigned char>(s[pos + i]);
+        if ((c & 0xc0) != 0x80) return std::nullopt;
+        cp = cp << 6 | (c & 0x3f);
+    }
+    static constexpr char32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < smallest[length] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return std::nullopt;
+    pos += length;
+    return cp;
+}
+
+}  // namespace
+
+void validate_lock_durations(const std::string& what, std::chrono::milliseconds at_most,
+                             std::chrono::milliseconds at_least) {
+    const std::string where = what + ": ";
+    if (at_most > max_lock_at_most_for)
+        throw configuration_error(where + "lock_at_most_for " + format_duration(at_most) + " is longer than the maximum " +
+                                  format_duration(max_lock_at_most_for) +
+                                  " (3650 days); a lease that long never ends in practice, give a shorter one "
+                                  "(use keep-alive for long tasks)");
     if (at_most.count() <= 0)
         throw configuration_error(where + "lock_at_most_for " + format_duration(at_most) +
                                   " must be positive; give the longest the task may hold the lock, e.g. PT10M");
@@ -34,25 +72,29 @@ void validate_durations(const std::string& name, std::chrono::milliseconds at_mo
                                   "; lower lock_at_least_for or raise lock_at_most_for");
 }
 
-}  // namespace
-
 void validate_lock_name(std::string_view name) {
     if (name.empty()) throw configuration_error("lock name is empty; give a name such as \"billing:reconcile\"");
-    if (name.size() > max_lock_name_length)
-        throw configuration_error("lock name \"" + printable(name) + "\" has " + std::to_string(name.size()) +
-                                  " characters; at most " + std::to_string(max_lock_name_length) +
-                                  " fit the name column, shorten it");
-    for (unsigned char c : name)
-        if (c < 0x20 || c == 0x7f)
+    std::size_t characters = 0;
+    for (std::size_t pos = 0; pos < name.size(); ++characters) {
+        const auto cp = next_code_point(name, pos);
+        if (!cp)
+            throw configuration_error("lock name \"" + printable(name, true) + "\" is not valid UTF-8 (byte " +
+                                      std::to_string(pos) + "); write the name in UTF-8");
+        if (*cp < 0x20 || *cp == 0x7f || (*cp >= 0x80 && *cp <= 0x9f))
             throw configuration_error("lock name \"" + printable(name) +
                                       "\" contains a control character; use printable characters only");
+    }
+    if (characters > max_lock_name_length)
+        throw configuration_error("lock name \"" + printable(name) + "\" has " + std::to_string(characters) +
+                                  " characters; at most " + std::to_string(max_lock_name_length) +
+                                  " fit the name column, shorten it");
 }
 
 lock_configuration::lock_configuration(std::string name, std::chrono::milliseconds lock_at_most_for,
                                        std::chrono::milliseconds lock_at_least_for)
     : name_(std::move(name)), at_most_(lock_at_most_for), at_least_(lock_at_least_for) {
     validate_lock_name(name_);
-    validate_durations(name_, at_most_, at_least_);
+    validate_lock_durations("lock \"" + name_ + "\"", at_most_, at_least_);
 }
 
 lock_configuration::lock_configuration(std::string name, std::string_view lock_at_most_for,

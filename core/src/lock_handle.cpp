@@ -1,6 +1,7 @@
 #include <shedlock/error.hpp>
 #include <shedlock/lock_handle.hpp>
 
+#include <algorithm>
 #include <utility>
 
 namespace shedlock {
@@ -39,9 +40,7 @@ lock_provider& lock_handle::take_provider(const char* operation) {
 void lock_handle::unlock() { take_provider("unlock").do_unlock(lease_); }
 
 std::optional<lock_handle> lock_handle::extend(std::chrono::milliseconds at_most, std::chrono::milliseconds at_least) {
-    if (at_most.count() <= 0 || at_least.count() < 0 || at_least > at_most)
-        throw configuration_error("extend of lock \"" + lease_.name +
-                                  "\": need 0 <= lock_at_least_for <= lock_at_most_for and lock_at_most_for > 0");
+    validate_lock_durations("extend of lock \"" + lease_.name + "\"", at_most, at_least);
     lock_provider& provider = take_provider("extend");
     std::optional<struct lease> extended;
     try {
@@ -51,6 +50,9 @@ std::optional<lock_handle> lock_handle::extend(std::chrono::milliseconds at_most
         throw;
     }
     if (!extended) return std::nullopt;
+    // An extension never shortens the minimum hold promised at acquisition: a keep-alive that
+    // extends with at_least 0 must still leave the lock held until locked_at + lock_at_least_for.
+    extended->keep_until = std::max(extended->keep_until, lease_.keep_until);
     return lock_handle(provider, std::move(*extended));
 }
 

@@ -14,8 +14,9 @@ std::optional<lock_handle> lock_provider::try_lock(const lock_configuration& con
 
 bool lock_provider::force_release(const std::string& name) {
     validate_lock_name(name);
-    const timestamp now = clock().now();
-    for (const auto& record : list_locks()) {
+    const auto records = list_locks();
+    const timestamp now = lock_time_now();  // after the listing: a record freed before it is never "live"
+    for (const auto& record : records) {
         if (record.name != name) continue;
         if (record.lock_until <= now) return false;
         do_unlock(lease{record.name, record.locked_by, record.locked_at, record.lock_until, now, record.fencing_token});

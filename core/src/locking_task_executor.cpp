@@ -83,6 +83,7 @@ execution_result locking_task_executor::run_locked(const locked_task& task, lock
         try {
             final_handle->unlock();
         } catch (const storage_error& e) {
+            result.unlock_failed = true;
             if (!result.message.empty()) result.message += "; ";
             result.message += std::string("unlock failed (lock expires at its lock_until): ") + e.what();
         }

@@ -7,23 +7,38 @@
 namespace shedlock {
 namespace {
 
-[[noreturn]] void malformed(const std::string& shown, const std::string& why) {
-    throw configuration_error("provider URI \"" + shown + "\" is malformed (" + why +
-                              "); write e.g. sqlite:locks.db, postgresql://user:pw@host:5432/db?table=shedlock, "
-                              "mysql://user:pw@host:3306/db, redis://:pw@host:6379/0 or memory:");
+/// What an error about a URI that did not parse may show. Text that could hold credentials
+/// (userinfo before an '@', a password query option) is never shown, in whole or in part: with a
+/// '/', '@' or '?' in an unencoded password no parser can tell where the password ends, so no
+/// masking of the text can be trusted either.
+struct uri_text {
+    std::string shown;
+    bool secret = false;
+};
+
+bool may_hold_credentials(std::string_view text) {
+    if (text.find('@') != std::string_view::npos) return true;
+    std::string lower(text);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return lower.find("password") != std::string::npos || lower.find("pw=") != std::string::npos;
 }
 
-/// The text with any password between "://user:" and "@" masked, for error messages.
-std::string mask_password(std::string_view text) {
-    std::string s(text);
-    const auto scheme_end = s.find("://");
-    if (scheme_end == std::string::npos) return s;
-    const auto at = s.find('@', scheme_end + 3);
-    const auto slash = s.find('/', scheme_end + 3);
-    if (at == std::string::npos || (slash != std::string::npos && slash < at)) return s;
-    const auto colon = s.find(':', scheme_end + 3);
-    if (colon == std::string::npos || colon > at) return s;
-    return s.substr(0, colon + 1) + "***" + s.substr(at);
+uri_text shown_for_errors(std::string_view text) {
+    if (!may_hold_credentials(text)) return {std::string(text), false};
+    const auto colon = text.find(':');
+    const std::string scheme(text.substr(0, colon == std::string_view::npos ? 0 : colon));
+    return {scheme + ":<not shown: may hold a password>", true};
+}
+
+/// `detail` quotes part of the text, so it is left out when the text may hold credentials.
+[[noreturn]] void malformed(const uri_text& uri, const std::string& why, const std::string& detail = "") {
+    throw configuration_error("provider URI \"" + uri.shown + "\" is malformed (" + why +
+                              (uri.secret || detail.empty() ? "" : ": " + detail) +
+                              "); write e.g. sqlite:locks.db, postgresql://user:pw@host:5432/db?table=shedlock, "
+                              "mysql://user:pw@host:3306/db, redis://:pw@host:6379/0 or memory:" +
+                              (uri.secret ? "; percent-encode '/', '@', '?', '#', '%' and '&' in a password "
+                                            "(%2F, %40, %3F, %23, %25, %26)"
+                                          : ""));
 }
 
 int hex_value(char c) {
@@ -33,7 +48,7 @@ int hex_value(char c) {
     return -1;
 }
 
-std::string decode(std::string_view s, const std::string& shown) {
+std::string decode(std::string_view s, const uri_text& shown) {
     std::string out;
     for (std::size_t i = 0; i < s.size(); ++i) {
         if (s[i] != '%') {
@@ -49,21 +64,21 @@ std::string decode(std::string_view s, const std::string& shown) {
     return out;
 }
 
-void parse_query(std::string_view q, provider_uri& uri, const std::string& shown) {
+void parse_query(std::string_view q, provider_uri& uri, const uri_text& shown) {
     while (!q.empty()) {
         const auto amp = q.find('&');
         const std::string_view pair = q.substr(0, amp);
         q = amp == std::string_view::npos ? std::string_view{} : q.substr(amp + 1);
         if (pair.empty()) continue;
         const auto eq = pair.find('=');
-        if (eq == std::string_view::npos || eq == 0) malformed(shown, "query part \"" + std::string(pair) + "\" is not key=value");
+        if (eq == std::string_view::npos || eq == 0) malformed(shown, "a query part is not key=value", "\"" + std::string(pair) + "\"");
         const std::string key = decode(pair.substr(0, eq), shown);
-        if (uri.query.count(key)) malformed(shown, "query key \"" + key + "\" given twice");
+        if (uri.query.count(key)) malformed(shown, "a query key is given twice", "\"" + key + "\"");
         uri.query[key] = decode(pair.substr(eq + 1), shown);
     }
 }
 
-void parse_authority(std::string_view auth, provider_uri& uri, const std::string& shown) {
+void parse_authority(std::string_view auth, provider_uri& uri, const uri_text& shown) {
     const auto at = auth.rfind('@');
     if (at != std::string_view::npos) {
         const std::string_view userinfo = auth.substr(0, at);
@@ -89,7 +104,7 @@ void parse_authority(std::string_view auth, provider_uri& uri, const std::string
         const std::string port(auth.substr(1));
         if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
             std::stoi(port) == 0 || std::stoi(port) > 65535)
-            malformed(shown, "port \"" + port + "\" is not a number from 1 to 65535");
+            malformed(shown, "the port is not a number from 1 to 65535", "\"" + port + "\"");
         uri.port = static_cast<std::uint16_t>(std::stoi(port));
     }
 }
@@ -120,7 +135,7 @@ std::string provider_uri::redacted() const {
 }
 
 provider_uri parse_provider_uri(std::string_view text) {
-    const std::string shown = mask_password(text);
+    const uri_text shown = shown_for_errors(text);
     const auto colon = text.find(':');
     if (colon == std::string_view::npos || colon == 0) malformed(shown, "no scheme such as sqlite: or postgresql://");
     provider_uri uri;

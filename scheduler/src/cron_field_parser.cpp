@@ -87,7 +87,8 @@ void cron_field_parser::element(const std::string& text, std::bitset<64>& bits, 
     int step = 1;
     if (slash.size() == 2 && (!parse_int(slash[1], step) || step <= 0))
         fail("step \"" + slash[1] + "\" must be a positive number");
-    for (int v = lo; v <= hi; v += step) bits.set(static_cast<std::size_t>(v));
+    // 64-bit: a step near INT_MAX (`1/2147483647`) must end the loop, not wrap below lo.
+    for (long long v = lo; v <= hi; v += step) bits.set(static_cast<std::size_t>(v));
 }
 
 std::bitset<64> cron_field_parser::bits(std::string_view field, bool question_allowed) const {

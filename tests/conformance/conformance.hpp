@@ -26,6 +26,8 @@ public:
     virtual bool shared_across_processes() const { return true; }
     /// Whether acquisitions carry fencing tokens.
     virtual bool expects_fencing() const { return true; }
+    /// Whether a new lock's first token is 1 (false: tokens start from a clock floor, as Redis's).
+    virtual bool tokens_start_at_one() const { return true; }
 };
 
 /// Defined by each provider's test program.

@@ -80,5 +80,7 @@ TEST_CASE("conformance: fencing tokens strictly increase across acquisitions, ex
     const lock_configuration other{fixture::unique_name("fencing-other"), f.lease(1)};
     auto independent = f.provider().try_lock(other);
     REQUIRE(independent);
-    CHECK(independent->fencing_token() == std::optional<std::int64_t>{1});  // a counter per lock name
+    REQUIRE(independent->fencing_token());
+    if (current_backend().tokens_start_at_one())
+        CHECK(*independent->fencing_token() == 1);  // a counter per lock name
 }

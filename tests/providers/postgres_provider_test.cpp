@@ -88,7 +88,7 @@ TEST_CASE("postgres: a missing table is a start-up error that prints the DDL", "
         FAIL("no error for a missing table");
     } catch (const storage_error& e) {
         CHECK(e.category() == storage_category::missing_schema);
-        CHECK_THAT(e.what(), Contains("does not exist") && Contains("CREATE TABLE IF NOT EXISTS " + o.table) &&
+        CHECK_THAT(e.what(), Contains("does not exist") && Contains("CREATE TABLE IF NOT EXISTS \"" + o.table + "\"") &&
                                  Contains("TIMESTAMP(3)") && Contains("fencing_token BIGINT") && !Contains(password));
     }
 }
@@ -120,6 +120,18 @@ TEST_CASE("postgres: 8 instances starting together on a missing table all come u
     }
     auto provider = make_postgres_lock_provider(o);
     CHECK(provider->try_lock({"together", milliseconds{60'000}}));
+    exec("DROP TABLE IF EXISTS " + o.table);
+}
+
+TEST_CASE("postgres: 8 instances starting together on a missing table all get consecutive fencing tokens",
+          "[postgres]") {
+    // Regression: the schema check probed for the fencing column before the table; a table
+    // created by another instance in between read as a plain ShedLock table (no tokens).
+    auto o = options_for("together_tokens");
+    o.create_schema_if_missing = true;
+    o.pool_size = 1;
+    test::check_tokens_after_simultaneous_start(
+        8, 10, [&] { exec("DROP TABLE IF EXISTS " + o.table); }, [&] { return make_postgres_lock_provider(o); });
     exec("DROP TABLE IF EXISTS " + o.table);
 }
 
@@ -155,6 +167,20 @@ TEST_CASE("postgres: a wrong password is access_denied and never shown", "[postg
         CHECK(e.category() == storage_category::access_denied);
         CHECK_THAT(e.what(), Contains("password authentication failed") && Contains("postgresql://shedlock:***@") &&
                                  !Contains("wrong-Pa55word"));
+    }
+}
+
+TEST_CASE("postgres: a wrong password equal to the user name is not revealed by redaction", "[postgres]") {
+    // Regression: the password's text was replaced in libpq's message, so `for user "***"`
+    // told the reader that the password was the user name.
+    auto o = options_for("auth_same");
+    o.password = o.user;
+    try {
+        (void)make_postgres_lock_provider(o);
+        FAIL("connected with a wrong password");
+    } catch (const storage_error& e) {
+        CHECK(e.category() == storage_category::access_denied);
+        CHECK_THAT(e.what(), Contains("for user \"" + o.user + "\"") && !Contains("\"***\""));
     }
 }
 

@@ -17,6 +17,7 @@ public:
         return providers::make_redis_lock_provider(options_, clock);
     }
     bool honours_injected_clock() const override { return false; }
+    bool tokens_start_at_one() const override { return false; }  // never below the server clock in µs
 
 private:
     providers::redis_options options_;

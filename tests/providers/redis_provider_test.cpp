@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include <thread>
 
 using namespace shedlock;
@@ -72,17 +74,16 @@ TEST_CASE("redis: the fencing counter survives unlock and expiry", "[redis]") {
     const std::string fence = options.prefix + ":{job}:fence";
     auto first = provider->try_lock({"job", milliseconds{150}});
     REQUIRE(first);
-    CHECK(*first->fencing_token() == 1);
     first->unlock();  // deletes the lock key, never the fence key
-    CHECK(redis.text({"GET", fence}) == "1");
+    CHECK(redis.text({"GET", fence}) == std::to_string(*first->fencing_token()));
     auto second = provider->try_lock({"job", milliseconds{150}});
     REQUIRE(second);
-    CHECK(*second->fencing_token() == 2);
+    CHECK(*second->fencing_token() > *first->fencing_token());
     std::this_thread::sleep_for(milliseconds{200});  // expires without unlock
     CHECK(redis.text({"EXISTS", options.prefix + ":{job}"}) == "0");
     auto third = provider->try_lock({"job", milliseconds{150}});
     REQUIRE(third);
-    CHECK(*third->fencing_token() == 3);
+    CHECK(*third->fencing_token() > *second->fencing_token());
     CHECK(redis.integer({"TTL", fence}) == -1);  // the counter itself never expires
 }
 
@@ -105,9 +106,47 @@ TEST_CASE("redis: list_locks reports owner, expiry and fencing token; free locks
             CHECK(r.name == "freed");
             CHECK(r.locked_by.empty());
             CHECK(r.lock_until <= system_clock::instance().now() + milliseconds{1000});
-            CHECK(r.fencing_token == std::optional<std::int64_t>{1});
+            CHECK(r.fencing_token == freed->fencing_token());
         }
     }
+}
+
+TEST_CASE("redis: tokens never fall below the server clock in microseconds", "[redis]") {
+    auto options = options_with_prefix("token-floor");
+    auto provider = make_redis_lock_provider(options);
+    raw_redis redis(options);
+    const auto before = provider->server_time();
+    auto held = provider->try_lock({"job", milliseconds{5000}});
+    REQUIRE(held);
+    REQUIRE(before);
+    const std::int64_t before_us = before->time_since_epoch().count() * 1000;
+    CHECK(*held->fencing_token() >= before_us);
+    held->unlock();
+    // A counter far ahead of the clock (tokens issued by a faster clock) still goes up by one.
+    const std::int64_t ahead = before_us + 3'600'000'000LL;
+    redis.text({"SET", options.prefix + ":{job}:fence", std::to_string(ahead)});
+    auto next = provider->try_lock({"job", milliseconds{5000}});
+    REQUIRE(next);
+    CHECK(*next->fencing_token() == ahead + 1);
+}
+
+TEST_CASE("redis: java_compat lock \"x:fence\" and the fence key of lock \"x\" do not collide", "[redis]") {
+    // Regression: the fence key of lock x was job-lock:<env>:x:fence, the lock key of "x:fence".
+    auto options = test::redis_test_options();
+    options.java_compat = true;
+    options.env = test::unique_prefix("java-collide");
+    auto provider = make_redis_lock_provider(options);
+    auto x = provider->try_lock({"x", milliseconds{5000}});
+    REQUIRE(x);
+    x->unlock();
+    auto x_fence = provider->try_lock({"x:fence", milliseconds{5000}});  // was held forever by x's counter
+    REQUIRE(x_fence);
+    auto x_again = provider->try_lock({"x", milliseconds{5000}});  // was WRONGTYPE-free only by luck
+    REQUIRE(x_again);
+    CHECK(*x_again->fencing_token() > *x->fencing_token());
+    std::set<std::string> names;
+    for (const auto& r : provider->list_locks()) names.insert(r.name);
+    CHECK(names == std::set<std::string>{"x", "x:fence"});
 }
 
 TEST_CASE("redis: env separates environments on one server", "[redis]") {
@@ -135,7 +174,8 @@ TEST_CASE("redis: java_compat uses Java ShedLock's job-lock:<env>:<name> keys", 
         auto held = provider->try_lock({"report", milliseconds{5000}});
         REQUIRE(held);
         CHECK(redis.text({"GET", key}) == held->lease().owner);
-        CHECK(redis.text({"GET", key + ":fence"}) == "1");
+        CHECK(redis.text({"GET", "{" + key + "}:fence"}) == std::to_string(*held->fencing_token()));
+        CHECK(redis.text({"EXISTS", key + ":fence"}) == "0");  // that is lock "report:fence"'s key
         // A Java instance's SET NX on the same key fails while we hold it.
         CHECK(redis.text({"SET", key, "ADDED:2024-06-01T00:00:00Z@java-host", "NX", "PX", "5000"}) == "(nil)");
         held->unlock();
@@ -151,7 +191,7 @@ TEST_CASE("redis: java_compat uses Java ShedLock's job-lock:<env>:<name> keys", 
         auto held = provider->try_lock({"report", milliseconds{5000}});
         REQUIRE(held);
         CHECK_FALSE(held->fencing_token());
-        CHECK(redis.text({"EXISTS", key + ":fence"}) == "0");
+        CHECK(redis.text({"EXISTS", "{" + key + "}:fence"}) == "0");
         held->unlock();
         // A lock taken by a Java instance blocks us too.
         REQUIRE(redis.text({"SET", key, "ADDED:2024-06-01T00:00:00Z@java-host", "NX", "PX", "5000"}) == "OK");

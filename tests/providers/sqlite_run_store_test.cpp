@@ -80,8 +80,8 @@ TEST_CASE("sqlite run store: a missing table is an error that prints the DDL", "
     auto o = options_for("missing.db");
     o.create_schema_if_missing = false;
     CHECK_THROWS_WITH(make_sqlite_run_store(o), Catch::Contains("run-record table \"shedlock_runs\" does not exist") &&
-                                                     Catch::Contains("CREATE TABLE IF NOT EXISTS shedlock_runs") &&
-                                                     Catch::Contains("CREATE INDEX IF NOT EXISTS shedlock_runs_task_id"));
+                                                     Catch::Contains("CREATE TABLE IF NOT EXISTS \"shedlock_runs\"") &&
+                                                     Catch::Contains("CREATE INDEX IF NOT EXISTS \"shedlock_runs_task_id\""));
     o.table = "bad name";
     CHECK_THROWS_AS(make_sqlite_run_store(o), configuration_error);
 }

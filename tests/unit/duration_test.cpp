@@ -45,6 +45,22 @@ TEST_CASE("parse_duration rejects bad input naming the field, the value and the 
     CHECK_THROWS_AS(parse_duration("99999999999999999999d"), configuration_error);
 }
 
+TEST_CASE("parse_duration: values past the maximum are errors, never wrapped", "[duration]") {
+    // Regressions: each of these used to wrap silently (26687997792d read as PT4H11M46S).
+    for (const char* text : {"26687997792d", "PT3221222222H", "pt000003709551615H", "P106751991167D", "9223372036854775807ms",
+                             "36501d", "P36500DT1S", "PT876000H0.001S", "-26687997792d"}) {
+        INFO(text);
+        CHECK_THROWS_WITH(parse_duration(text, "--at-most"),
+                          Contains("--at-most \"" + std::string(text) + "\"") && Contains("longer than the longest duration") &&
+                              Contains("36500 days"));
+    }
+    CHECK(parse_duration("36500d") == max_duration);
+    CHECK(parse_duration("P36500D") == max_duration);
+    CHECK(parse_duration("PT876000H") == max_duration);
+    CHECK(parse_duration("-36500d") == -max_duration);
+    CHECK(parse_duration("P000000000000000000000001D") == milliseconds{86'400'000});  // leading zeros are fine
+}
+
 TEST_CASE("format_duration round-trips", "[duration]") {
     for (const char* text : {"PT0S", "PT0.5S", "PT30M", "PT2H", "PT1H1M1.001S", "PT24H"})
         CHECK(format_duration(parse_duration(text)) == text);

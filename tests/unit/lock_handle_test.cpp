@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 using namespace shedlock;
+using Catch::Matchers::Contains;
 using std::chrono::milliseconds;
 
 namespace {
@@ -67,4 +68,29 @@ TEST_CASE("a storage error during extend keeps the handle usable", "[handle]") {
     CHECK_THROWS_AS((void)held->extend(milliseconds{1000}), storage_error);
     CHECK(held->active());
     CHECK_THROWS_AS((void)held->extend(milliseconds{0}), configuration_error);
+}
+
+TEST_CASE("extend keeps the minimum hold promised at acquisition", "[handle]") {
+    // Regression: keep-alive extends with at_least 0, and the final unlock then freed the lock
+    // before locked_at + lock_at_least_for (run --at-most 2s --at-least 1800ms --keep-alive).
+    manual_clock clock;
+    providers::memory_lock_provider provider(clock);
+    auto held = provider.try_lock({"keep", milliseconds{2000}, milliseconds{1800}});
+    REQUIRE(held);
+    clock.advance(milliseconds{1000});
+    auto extended = held->extend(milliseconds{2000});
+    REQUIRE(extended);
+    clock.advance(milliseconds{300});  // the task ends at 1.3 s
+    extended->unlock();
+    CHECK_FALSE(provider.try_lock({"keep", milliseconds{2000}}));  // still held: at_least runs to 1.8 s
+    clock.advance(milliseconds{500});
+    CHECK(provider.try_lock({"keep", milliseconds{2000}}));
+}
+
+TEST_CASE("extend validates its durations like a lock_configuration", "[handle]") {
+    providers::memory_lock_provider provider;
+    auto held = provider.try_lock({"bounds", milliseconds{10'000}});
+    REQUIRE(held);
+    CHECK_THROWS_WITH(held->extend(max_lock_at_most_for + milliseconds{1}), Contains("longer than the maximum"));
+    CHECK(held->active());
 }

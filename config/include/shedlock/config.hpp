@@ -78,7 +78,8 @@ shedlock_config load_config(const std::string& path);
 shedlock_config parse_config(const std::string& text, const std::string& source_name);
 
 /// Replaces `${VAR}` / `${VAR:default}` in `text` from the environment; throws configuration_error
-/// naming `where` and the variable when it is unset and has no default.
-std::string expand_placeholders(const std::string& text, const std::string& where);
+/// naming `where` and the variable when it is unset and has no default. With `show_text` false
+/// (a value that may hold a password) no error repeats any of `text`.
+std::string expand_placeholders(const std::string& text, const std::string& where, bool show_text = true);
 
 }  // namespace shedlock

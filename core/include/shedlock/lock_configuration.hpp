@@ -8,11 +8,22 @@
 
 namespace shedlock {
 
-/// Longest lock name: fits ShedLock's `name VARCHAR(64)`.
+/// Longest lock name in characters (Unicode code points): fits ShedLock's `name VARCHAR(64)`,
+/// which counts characters, not bytes.
 inline constexpr std::size_t max_lock_name_length = 64;
 
-/// Throws configuration_error unless `name` is 1..64 characters without control characters.
+/// Longest lease: 10 years (3,650 days). Every backend stores `now + lock_at_most_for` as a
+/// four-digit-year timestamp; a longer lease would write a row no reader can parse.
+inline constexpr std::chrono::milliseconds max_lock_at_most_for{3650LL * 86'400'000LL};
+
+/// Throws configuration_error unless `name` is valid UTF-8 of 1..64 characters without control
+/// characters.
 void validate_lock_name(std::string_view name);
+
+/// Throws configuration_error unless 0 < at_most <= max_lock_at_most_for and
+/// 0 <= at_least <= at_most; `what` names the lock (or the operation) in the message.
+void validate_lock_durations(const std::string& what, std::chrono::milliseconds at_most,
+                             std::chrono::milliseconds at_least);
 
 /// The lock policy of one acquisition. Validated at construction, so an invalid policy is
 /// reported when the configuration is built, not at the first firing.

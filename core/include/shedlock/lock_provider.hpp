@@ -35,6 +35,10 @@ struct lock_record {
     timestamp locked_at;
     timestamp lock_until;
     std::optional<std::int64_t> fencing_token;
+    /// Why a stored value could not be read (empty when the record is fine). Such a record is
+    /// listed with `locked_at` = epoch and `lock_until` = timestamp::max(): it counts as held,
+    /// and force_release() can still free it.
+    std::string unreadable;
 };
 
 /// Receives failures that cannot be thrown (an unlock from a destructor).
@@ -86,6 +90,11 @@ public:
     /// The backend server's current time, for clock-offset checks (`shedlock doctor`); empty when
     /// the backend has no clock of its own (memory) or cannot report it.
     virtual std::optional<timestamp> server_time() { return std::nullopt; }
+
+    /// The "now" this provider compares `lock_until` with when it acquires: the server's clock
+    /// where the backend decides by it (Redis, SQL with use_db_time), else clock().now(). Read it
+    /// AFTER list_locks() to tell held from free records.
+    virtual timestamp lock_time_now() { return clock().now(); }
 
     /// Called when an unlock from a destructor fails (default: one line on stderr).
     void set_error_handler(lock_error_handler handler);

@@ -34,6 +34,8 @@ struct execution_result {
     std::optional<std::int64_t> fencing_token;  ///< of the acquisition, when it ran
     bool lock_lost = false;                     ///< a keep-alive extension failed
     std::map<std::string, std::int64_t> counters;
+    /// The final unlock failed (the message says why): the lock stays held until its lock_until.
+    bool unlock_failed = false;
 };
 
 /// Options of one execution.

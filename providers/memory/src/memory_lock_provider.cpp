@@ -5,7 +5,7 @@ namespace shedlock::providers {
 std::optional<lease> memory_lock_provider::do_try_lock(const lock_configuration& config, const std::string& owner) {
     std::lock_guard guard(mutex_);
     const timestamp now = clock().now();
-    auto [it, inserted] = records_.try_emplace(config.name(), lock_record{config.name(), "", now, now, 0});
+    auto [it, inserted] = records_.try_emplace(config.name(), lock_record{config.name(), "", now, now, 0, ""});
     lock_record& record = it->second;
     if (!inserted && record.lock_until > now) return std::nullopt;
     record.locked_by = owner;

@@ -21,7 +21,7 @@ void init_library() {
 }  // namespace
 
 mysql_connection::mysql_connection(const mysql_options& options)
-    : context_{options.redacted_uri(), options.password} {
+    : context_{options.redacted_uri()} {
     init_library();
     db_ = mysql_init(nullptr);
     if (!db_) throw storage_error(storage_category::other, "MySQL/MariaDB " + context_.shown + ": out of memory");

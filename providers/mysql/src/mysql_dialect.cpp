@@ -20,20 +20,24 @@ std::string take_over(const std::string& column, const std::string& value) {
 class mysql_dialect final : public sql::sql_dialect {
 public:
     std::string name() const override { return "MySQL/MariaDB"; }
+    std::string quote(const std::string& identifier) const override { return "`" + identifier + "`"; }
 
     // DATETIME(3), not TIMESTAMP: TIMESTAMP ends in 2038 and converts through the session time_zone.
+    // name is VARBINARY: every text collation of MySQL/MariaDB folds case or accents, or pads
+    // trailing spaces (utf8mb4_bin is PAD SPACE), so "Report-é", "report-É" and "Report-é "
+    // would be one lock. 256 bytes hold 64 characters of up to 4 UTF-8 bytes each.
     std::string schema_sql(const table_name& t) const override {
-        return "CREATE TABLE IF NOT EXISTS " + t.qualified() +
-               " (\n  name VARCHAR(64) NOT NULL PRIMARY KEY,\n  lock_until DATETIME(3) NOT NULL,\n"
+        return "CREATE TABLE IF NOT EXISTS " + sql_name(t) +
+               " (\n  name VARBINARY(256) NOT NULL PRIMARY KEY,\n  lock_until DATETIME(3) NOT NULL,\n"
                "  locked_at DATETIME(3) NOT NULL,\n  locked_by VARCHAR(255) NOT NULL,\n"
-               "  fencing_token BIGINT NOT NULL DEFAULT 0\n);";
+               "  fencing_token BIGINT NOT NULL DEFAULT 0\n) DEFAULT CHARSET = utf8mb4;";
     }
 
     // Assignments see the columns as already updated by earlier ones, so lock_until (which the
     // IF tests) must be assigned LAST; otherwise the owner columns would stay unchanged while the
     // server still reports 2 affected rows. A held row changes nothing: 0 affected rows.
     statement acquire(const table_name& t, const statement_options& o) const override {
-        std::string sql = "INSERT INTO " + t.qualified() + " (name, lock_until, locked_at, locked_by" +
+        std::string sql = "INSERT INTO " + sql_name(t) + " (name, lock_until, locked_at, locked_by" +
                           (o.fencing ? ", fencing_token" : "") + ") VALUES (?, " +
                           (o.db_time ? server_now_plus : "?") + ", " + (o.db_time ? server_now : "?") + ", ?" +
                           (o.fencing ? ", LAST_INSERT_ID(1)" : "") + ") ON DUPLICATE KEY UPDATE " +
@@ -47,7 +51,7 @@ public:
     sql::acquire_result acquire_reports() const override { return sql::acquire_result::affected_rows; }
 
     statement unlock(const table_name& t, const statement_options& o) const override {
-        return {"UPDATE " + t.qualified() + " SET lock_until = " + (o.db_time ? server_now_plus : "?") +
+        return {"UPDATE " + sql_name(t) + " SET lock_until = " + (o.db_time ? server_now_plus : "?") +
                     " WHERE name = ? AND locked_by = ?",
                 {o.db_time ? slot::keep_for_ms : slot::unlock_until, slot::name, slot::owner}};
     }
@@ -56,10 +60,10 @@ public:
     // to write the same lock_until changes 0 rows but still succeeded.
     statement extend(const table_name& t, const statement_options& o) const override {
         if (o.db_time)
-            return {"UPDATE " + t.qualified() + " SET lock_until = " + server_now_plus +
+            return {"UPDATE " + sql_name(t) + " SET lock_until = " + server_now_plus +
                         " WHERE name = ? AND locked_by = ? AND lock_until > " + server_now,
                     {slot::at_most_ms, slot::name, slot::owner}};
-        return {"UPDATE " + t.qualified() + " SET lock_until = ? WHERE name = ? AND locked_by = ? AND lock_until > ?",
+        return {"UPDATE " + sql_name(t) + " SET lock_until = ? WHERE name = ? AND locked_by = ? AND lock_until > ?",
                 {slot::lock_until, slot::name, slot::owner, slot::now}};
     }
 
@@ -69,20 +73,20 @@ public:
     // task is utf8mb4_bin so 'A' and 'a' are different tasks and tasks() sorts bytewise; TEXT
     // columns have no DEFAULT (MySQL before 8.0.13 refuses one) and are always written.
     std::vector<std::string> run_table_schema_sql(const table_name& t) const override {
-        return {"CREATE TABLE IF NOT EXISTS " + t.qualified() +
+        return {"CREATE TABLE IF NOT EXISTS " + sql_name(t) +
                 " (\n  id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,\n"
                 "  task VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,\n"
-                "  lock_name VARCHAR(64) NOT NULL,\n  instance VARCHAR(255) NOT NULL,\n"
+                "  lock_name VARBINARY(256) NOT NULL,\n  instance VARCHAR(255) NOT NULL,\n"
                 "  scheduled_at DATETIME(3) NOT NULL,\n  started_at DATETIME(3) NOT NULL,\n"
                 "  finished_at DATETIME(3) NOT NULL,\n  outcome VARCHAR(16) NOT NULL,\n  fencing_token BIGINT NULL,\n"
                 "  message TEXT NOT NULL,\n  counters TEXT NOT NULL,\n  lock_lost TINYINT NOT NULL DEFAULT 0,\n"
-                "  INDEX " + t.table() + "_task_id (task, id)\n)"};
+                "  INDEX " + quote(t.table() + "_task_id") + " (task, id)\n) DEFAULT CHARSET = utf8mb4"};
     }
 
     // MySQL refuses a DELETE whose subquery reads the same table (error 1093), so the count
     // prune joins a derived table; its LIMIT keeps it from being merged back into the DELETE.
     sql::run_statements run_store_statements(const table_name& t) const override {
-        const std::string tb = t.qualified();
+        const std::string tb = sql_name(t);
         const std::string columns = sql::run_record_columns;
         return {"INSERT INTO " + tb + " (" + columns +
                     ") VALUES (?, ?, ?, ?, ?, ?, ?, CAST(NULLIF(?, '') AS SIGNED), ?, ?, ?)",

@@ -42,10 +42,7 @@ std::string hint(storage_category category) {
 }  // namespace
 
 void throw_mysql_error(unsigned code, const std::string& message, const mysql_error_context& context) {
-    std::string text = message;
-    if (context.password && !context.password->empty())
-        for (auto at = text.find(*context.password); at != std::string::npos; at = text.find(*context.password, at))
-            text.replace(at, context.password->size(), "***");
+    const std::string& text = message;
     const auto category = category_of(code);
     throw storage_error(category, "MySQL/MariaDB " + context.shown + ": " + text + " [error " + std::to_string(code) +
                                       "]" + hint(category));

@@ -8,11 +8,12 @@
 
 namespace shedlock::providers::detail {
 
-/// Identifies the server in messages without its password, and scrubs the password from any
-/// text the connector or server returns.
+/// Identifies the server in messages without its password. The password is redacted from the
+/// parsed URI, never searched for in the connector's text: replacing its text would reveal where
+/// it occurs (a password equal to the user name would show as `user "***"`), and the client
+/// library never echoes it.
 struct mysql_error_context {
-    std::string shown;                    ///< URI with the password as ***
-    std::optional<std::string> password;  ///< removed from every message
+    std::string shown;  ///< URI with the password as ***
 };
 
 /// Throws storage_error for error `code` with `message`: client-side errors (2xxx) and server

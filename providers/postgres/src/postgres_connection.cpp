@@ -20,13 +20,6 @@ std::string quoted(const std::string& value) {
     return out + "'";
 }
 
-std::string without(std::string message, const std::optional<std::string>& secret) {
-    if (!secret || secret->empty()) return message;
-    for (auto at = message.find(*secret); at != std::string::npos; at = message.find(*secret, at))
-        message.replace(at, secret->size(), "***");
-    return message;
-}
-
 storage_category category_of_state(const std::string& state) {
     if (state == "42P01" || state == "42703" || state == "3F000") return storage_category::missing_schema;
     if (state.rfind("28", 0) == 0 || state == "42501") return storage_category::access_denied;
@@ -56,9 +49,8 @@ std::string postgres_conninfo(const postgres_options& o) {
     return info;
 }
 
-void throw_postgres_error(const std::exception& e, const std::string& shown,
-                          const std::optional<std::string>& password) {
-    std::string message = without(e.what(), password);
+void throw_postgres_error(const std::exception& e, const std::string& shown) {
+    std::string message = e.what();
     while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
     const std::string prefix = "PostgreSQL " + shown + ": ";
     if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&e)) {
@@ -78,11 +70,11 @@ void throw_postgres_error(const std::exception& e, const std::string& shown,
 }
 
 postgres_connection::postgres_connection(const postgres_options& options)
-    : shown_(options.redacted_uri()), password_(options.password) {
+    : shown_(options.redacted_uri()) {
     try {
         connection_ = std::make_unique<pqxx::connection>(postgres_conninfo(options));
     } catch (const std::exception& e) {
-        throw_postgres_error(e, shown_, password_);
+        throw_postgres_error(e, shown_);
     }
 }
 
@@ -118,7 +110,7 @@ sql::sql_result postgres_connection::execute(const std::string& sql, const std::
         }
         return result;
     } catch (const std::exception& e) {
-        throw_postgres_error(e, shown_, password_);
+        throw_postgres_error(e, shown_);
     }
 }
 

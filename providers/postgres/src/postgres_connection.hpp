@@ -16,9 +16,9 @@ namespace shedlock::providers::detail {
 std::string postgres_conninfo(const postgres_options& options);
 
 /// Maps a libpqxx/libpq failure to a storage_error whose message names the server as `shown`
-/// (a URI without password) and never contains `password`.
-[[noreturn]] void throw_postgres_error(const std::exception& e, const std::string& shown,
-                                       const std::optional<std::string>& password);
+/// (a URI without password). libpq's own text is kept whole: it never contains the password
+/// (the conninfo quotes it), and searching-and-replacing it would reveal where it occurs.
+[[noreturn]] void throw_postgres_error(const std::exception& e, const std::string& shown);
 
 class postgres_connection final : public sql::sql_connection {
 public:
@@ -29,7 +29,6 @@ private:
     const std::string& prepared_name(const std::string& sql);
 
     std::string shown_;
-    std::optional<std::string> password_;
     std::unique_ptr<pqxx::connection> connection_;
     std::map<std::string, std::string, std::less<>> prepared_;  // sql text -> statement name
 };

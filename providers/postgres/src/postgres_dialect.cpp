@@ -1,5 +1,7 @@
 #include <shedlock/providers/postgres_lock_provider.hpp>
 
+#include <cctype>
+
 namespace shedlock::providers {
 namespace {
 
@@ -24,8 +26,16 @@ public:
 
     std::string name() const override { return "PostgreSQL"; }
 
+    // Folded to lower case first: quoting keeps reserved words usable without changing which
+    // table an unquoted name meant before (PostgreSQL folds unquoted names to lower case).
+    std::string quote(const std::string& identifier) const override {
+        std::string folded = identifier;
+        for (char& c : folded) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return sql::sql_dialect::quote(folded);
+    }
+
     std::string schema_sql(const table_name& t) const override {
-        return "CREATE TABLE IF NOT EXISTS " + t.qualified() +
+        return "CREATE TABLE IF NOT EXISTS " + sql_name(t) +
                " (\n  name VARCHAR(64) NOT NULL PRIMARY KEY,\n  lock_until TIMESTAMP(3) NOT NULL,\n"
                "  locked_at TIMESTAMP(3) NOT NULL,\n  locked_by VARCHAR(255) NOT NULL,\n"
                "  fencing_token BIGINT NOT NULL DEFAULT 0\n);";
@@ -45,10 +55,10 @@ public:
         const std::string owner = o.db_time ? "$3" : "$4";  // db time binds no client "now"
 
         const std::string sql =
-            "WITH " + n + "taken AS (UPDATE " + t.qualified() + " SET lock_until = " + until + ", locked_at = " +
-            now + ", locked_by = " + owner + (o.fencing ? ", fencing_token = " + t.table() + ".fencing_token + 1" : "") +
+            "WITH " + n + "taken AS (UPDATE " + sql_name(t) + " SET lock_until = " + until + ", locked_at = " +
+            now + ", locked_by = " + owner + (o.fencing ? ", fencing_token = " + quote(t.table()) + ".fencing_token + 1" : "") +
             from_n + " WHERE name = $1 AND lock_until <= " + now + " RETURNING locked_at, lock_until" + token +
-            "), created AS (INSERT INTO " + t.qualified() + " (name, lock_until, locked_at, locked_by" + token +
+            "), created AS (INSERT INTO " + sql_name(t) + " (name, lock_until, locked_at, locked_by" + token +
             ") SELECT $1, " + until + ", " + now + ", " + owner + (o.fencing ? ", 1" : "") + from_n +
             " WHERE NOT EXISTS (SELECT 1 FROM taken) ON CONFLICT (name) DO NOTHING RETURNING locked_at, lock_until" +
             token + ") SELECT * FROM taken UNION ALL SELECT * FROM created";
@@ -62,43 +72,43 @@ public:
         const std::string relaxed =
             async_unlock_ ? " FROM (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed" : "";
         const std::string until = o.db_time ? server_now_plus(1) : ts(1);
-        return {"UPDATE " + t.qualified() + " SET lock_until = " + until + relaxed +
+        return {"UPDATE " + sql_name(t) + " SET lock_until = " + until + relaxed +
                     " WHERE name = $2 AND locked_by = $3",
                 {o.db_time ? slot::keep_for_ms : slot::unlock_until, slot::name, slot::owner}};
     }
 
     statement extend(const table_name& t, const statement_options& o) const override {
         if (o.db_time)
-            return {"UPDATE " + t.qualified() + " SET lock_until = " + server_now_plus(1) +
+            return {"UPDATE " + sql_name(t) + " SET lock_until = " + server_now_plus(1) +
                         " WHERE name = $2 AND locked_by = $3 AND lock_until > " + server_now + " RETURNING lock_until",
                     {slot::at_most_ms, slot::name, slot::owner}};
-        return {"UPDATE " + t.qualified() + " SET lock_until = " + ts(1) +
+        return {"UPDATE " + sql_name(t) + " SET lock_until = " + ts(1) +
                     " WHERE name = $2 AND locked_by = $3 AND lock_until > " + ts(4) + " RETURNING lock_until",
                 {slot::lock_until, slot::name, slot::owner, slot::now}};
     }
 
     statement delete_record(const table_name& t) const override {
-        return {"DELETE FROM " + t.qualified() + " WHERE name = $1", {slot::name}};
+        return {"DELETE FROM " + sql_name(t) + " WHERE name = $1", {slot::name}};
     }
 
     std::string server_now_sql() const override { return std::string("SELECT ") + server_now; }
 
     // An index name cannot be schema-qualified: PostgreSQL puts it in the table's schema.
     std::vector<std::string> run_table_schema_sql(const table_name& t) const override {
-        return {"CREATE TABLE IF NOT EXISTS " + t.qualified() +
+        return {"CREATE TABLE IF NOT EXISTS " + sql_name(t) +
                     " (\n  id BIGSERIAL PRIMARY KEY,\n  task VARCHAR(255) NOT NULL,\n"
                     "  lock_name VARCHAR(64) NOT NULL,\n  instance VARCHAR(255) NOT NULL,\n"
                     "  scheduled_at TIMESTAMP(3) NOT NULL,\n  started_at TIMESTAMP(3) NOT NULL,\n"
                     "  finished_at TIMESTAMP(3) NOT NULL,\n  outcome VARCHAR(16) NOT NULL,\n  fencing_token BIGINT,\n"
                     "  message TEXT NOT NULL DEFAULT '',\n  counters TEXT NOT NULL DEFAULT '',\n"
                     "  lock_lost SMALLINT NOT NULL DEFAULT 0\n)",
-                "CREATE INDEX IF NOT EXISTS " + t.table() + "_task_id ON " + t.qualified() + " (task, id)"};
+                "CREATE INDEX IF NOT EXISTS " + quote(t.table() + "_task_id") + " ON " + sql_name(t) + " (task, id)"};
     }
 
     // Times are UTC text bound as timestamp(3); task names sort bytewise (COLLATE "C"), as
     // run_store::tasks() promises, whatever the database's collation.
     sql::run_statements run_store_statements(const table_name& t) const override {
-        const std::string tb = t.qualified();
+        const std::string tb = sql_name(t);
         const std::string columns = sql::run_record_columns;
         return {"INSERT INTO " + tb + " (" + columns + ") VALUES ($1, $2, $3, " + ts(4) + ", " + ts(5) + ", " +
                     ts(6) + ", $7, NULLIF($8, '')::bigint, $9, $10, $11::smallint)",

@@ -43,15 +43,31 @@ std::string redis_keys::lock_key(std::string_view name) const {
     return key;
 }
 
-std::string redis_keys::fence_key(std::string_view name) const { return lock_key(name).append(fence_suffix); }
+// Tagged: `<base>{name}:fence` ends in ":fence", a lock key `<base>{name}` in "}": never equal.
+// Java mode: a lock key is `<base><name>` with any name, so no suffix can set a fence key apart
+// (lock "x:fence" would be the fence of lock "x"). `{<lock key>}:fence` starts with '{', which no
+// lock key does (the prefix is non-empty and has no braces); its hash tag is the lock key, so
+// Redis Cluster puts it in the lock key's slot.
+std::string redis_keys::fence_key(std::string_view name) const {
+    if (tagged_) return lock_key(name).append(fence_suffix);
+    return "{" + lock_key(name) + "}" + std::string(fence_suffix);
+}
 
-std::string redis_keys::scan_pattern() const { return glob_escape(base_) + "*"; }
+std::vector<std::string> redis_keys::scan_patterns() const {
+    if (tagged_) return {glob_escape(base_) + "*"};
+    return {glob_escape(base_) + "*", glob_escape("{" + base_) + "*" + glob_escape("}" + std::string(fence_suffix))};
+}
 
 std::optional<std::string> redis_keys::name_of(std::string_view key) const {
-    if (key.substr(0, base_.size()) != base_) return std::nullopt;
-    std::string_view rest = key.substr(base_.size());
-    if (ends_with(rest, fence_suffix)) rest.remove_suffix(fence_suffix.size());
+    std::string_view rest;
+    if (!tagged_ && key.substr(0, 1 + base_.size()) == "{" + base_ && ends_with(key, "}" + std::string(fence_suffix))) {
+        rest = key.substr(1 + base_.size(), key.size() - 1 - base_.size() - 1 - fence_suffix.size());
+    } else {
+        if (key.substr(0, base_.size()) != base_) return std::nullopt;
+        rest = key.substr(base_.size());
+    }
     if (tagged_) {
+        if (ends_with(rest, fence_suffix)) rest.remove_suffix(fence_suffix.size());
         if (rest.size() < 3 || rest.front() != '{' || rest.back() != '}') return std::nullopt;
         rest = rest.substr(1, rest.size() - 2);
     }

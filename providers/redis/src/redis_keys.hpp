@@ -1,11 +1,13 @@
 #pragma once
-// Key naming: `<prefix>[:<env>]:{<name>}` and `...:fence`, or Java ShedLock's `<prefix>:<env>:<name>`.
+// Key naming: `<prefix>[:<env>]:{<name>}` and `...:fence`, or Java ShedLock's `<prefix>:<env>:<name>`
+// with the fence key `{<prefix>:<env>:<name>}:fence`.
 
 #include <shedlock/providers/redis_lock_provider.hpp>
 
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace shedlock::providers::detail {
 
@@ -16,8 +18,8 @@ public:
 
     std::string lock_key(std::string_view name) const;
     std::string fence_key(std::string_view name) const;
-    /// A SCAN MATCH pattern covering every lock and fence key of this prefix/env.
-    std::string scan_pattern() const;
+    /// SCAN MATCH patterns that together cover every lock and fence key of this prefix/env.
+    std::vector<std::string> scan_patterns() const;
     /// The lock name a lock or fence key belongs to; empty for a key that is not ours.
     std::optional<std::string> name_of(std::string_view key) const;
 

@@ -10,9 +10,17 @@ namespace {
 
 std::string text_of(const redisReply& reply) { return std::string(reply.str, reply.len); }
 
+void scan_into(redis_connection& connection, const redis_keys& keys, const std::string& pattern,
+               std::set<std::string>& names);
+
 std::set<std::string> scan_names(redis_connection& connection, const redis_keys& keys) {
     std::set<std::string> names;
-    const std::string pattern = keys.scan_pattern();
+    for (const std::string& pattern : keys.scan_patterns()) scan_into(connection, keys, pattern, names);
+    return names;
+}
+
+void scan_into(redis_connection& connection, const redis_keys& keys, const std::string& pattern,
+               std::set<std::string>& names) {
     std::string cursor = "0";
     do {
         auto reply = connection.checked({"SCAN", cursor, "MATCH", pattern, "COUNT", "500"}, "SCAN");
@@ -23,7 +31,6 @@ std::set<std::string> scan_names(redis_connection& connection, const redis_keys&
         for (std::size_t i = 0; i < found.elements; ++i)
             if (auto name = keys.name_of(text_of(*found.element[i]))) names.insert(std::move(*name));
     } while (cursor != "0");
-    return names;
 }
 
 
@@ -75,7 +82,7 @@ std::vector<lock_record> list_redis_locks(redis_connection& connection, const re
         const redisReply& expire_at = *replies[i + 1];  // an error before Redis 7: fall back to PTTL
         const redisReply& ttl = value_of(replies[i + 2], connection, "PTTL");
         const redisReply& fence = value_of(replies[i + 3], connection, "GET of a fence key");
-        lock_record record{name, "", now, now, fence_of(fence, keys.fence_key(name), connection)};
+        lock_record record{name, "", now, now, fence_of(fence, keys.fence_key(name), connection), ""};
         if (owner.type == REDIS_REPLY_STRING) {
             record.locked_by = text_of(owner);
             if (expire_at.type == REDIS_REPLY_INTEGER && expire_at.integer > 0)

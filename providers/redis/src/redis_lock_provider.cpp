@@ -26,6 +26,7 @@ public:
         auto connection = pool_.borrow();
         return detail::redis_server_time(*connection);
     }
+    timestamp lock_time_now() override { return *server_time(); }  // TTLs run on the server's clock
     void delete_records(const std::vector<std::string>& names) override {
         auto connection = pool_.borrow();
         for (const auto& name : names) {

@@ -7,18 +7,33 @@ namespace {
 
 // SET NX PX writes nothing when the lock is held. On that path a GET raises WRONGTYPE for a
 // foreign non-string key, which SET NX would otherwise report as "held" forever. A fence key of
-// the wrong type undoes the SET, so a failed acquire never leaves a lock behind.
+// the wrong type (or not a number) undoes the SET, so a failed acquire never leaves a lock behind.
+// The token never falls below the server clock in microseconds: a counter lost with a restart
+// without persistence, or a failover to a replica that lagged, cannot hand out a token that was
+// already issued (as long as the server clock does not run backwards). Lua numbers are doubles:
+// exact up to 2^53, about 285 years of microseconds since 1970.
 constexpr std::string_view acquire_lua = R"lua(
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   redis.call('GET', KEYS[1])
   return -1
 end
 if not KEYS[2] then return 0 end
-local token = redis.pcall('INCR', KEYS[2])
-if type(token) == 'table' and token.err then
+local last = redis.pcall('GET', KEYS[2])
+if type(last) == 'table' and last.err then
   redis.call('DEL', KEYS[1])
-  return token
+  return last
 end
+local previous = 0
+if last then
+  previous = tonumber(last)
+  if not previous then
+    redis.call('DEL', KEYS[1])
+    return redis.error_reply('ERR fence key does not hold a number')
+  end
+end
+local now = redis.call('TIME')
+local token = math.max(previous + 1, tonumber(now[1]) * 1000000 + tonumber(now[2]))
+redis.call('SET', KEYS[2], string.format('%.0f', token))
 return token
 )lua";
 

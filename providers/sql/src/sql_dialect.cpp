@@ -3,20 +3,27 @@
 
 namespace shedlock::providers::sql {
 
+// table_name admits letters, digits and '_' only, so no identifier ever holds a quote to escape.
+std::string sql_dialect::quote(const std::string& identifier) const { return "\"" + identifier + "\""; }
+
+std::string sql_dialect::sql_name(const table_name& table) const {
+    return table.schema() ? quote(*table.schema()) + "." + quote(table.table()) : quote(table.table());
+}
+
 statement sql_dialect::list(const table_name& table, const statement_options& options) const {
     return {"SELECT name, locked_by, locked_at, lock_until" + std::string(options.fencing ? ", fencing_token" : "") +
-                " FROM " + table.qualified() + " ORDER BY name",
+                " FROM " + sql_name(table) + " ORDER BY name",
             {}};
 }
 
 statement sql_dialect::probe(const table_name& table, const statement_options& options) const {
     return {"SELECT name, lock_until, locked_at, locked_by" + std::string(options.fencing ? ", fencing_token" : "") +
-                " FROM " + table.qualified() + " WHERE 1 = 0",
+                " FROM " + sql_name(table) + " WHERE 1 = 0",
             {}};
 }
 
 statement sql_dialect::delete_record(const table_name& table) const {
-    return {"DELETE FROM " + table.qualified() + " WHERE name = ?", {slot::name}};
+    return {"DELETE FROM " + sql_name(table) + " WHERE name = ?", {slot::name}};
 }
 
 std::vector<std::string> sql_dialect::run_table_schema_sql(const table_name&) const {

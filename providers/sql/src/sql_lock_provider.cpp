@@ -53,29 +53,30 @@ sql_lock_provider::sql_lock_provider(std::unique_ptr<sql_dialect> dialect, conne
     extend_ = dialect_->extend(table_, statement_options_());
 }
 
+bool sql_lock_provider::probe(bool fencing) {
+    try {
+        pool_.run([&](sql_connection& c) { return c.execute(dialect_->probe(table_, {fencing, false}).sql, {}); });
+        return true;
+    } catch (const storage_error& e) {
+        if (e.category() != storage_category::missing_schema) throw;
+        return false;
+    }
+}
+
+// First whether the table exists, then (once it surely does) whether it has the fencing column.
+// Asking in the other order raced with an instance creating the table in between: a table
+// missing at the first probe and present at the second read as a plain ShedLock table, and
+// that instance then ran without fencing tokens for its whole life.
 void sql_lock_provider::check_schema() {
-    auto probe = [this](bool fencing) {
-        try {
-            pool_.run([&](sql_connection& c) { return c.execute(dialect_->probe(table_, {fencing, false}).sql, {}); });
-            return true;
-        } catch (const storage_error& e) {
-            if (e.category() != storage_category::missing_schema) throw;
-            return false;
-        }
-    };
-    if (probe(true)) return;
-    if (probe(false)) {
-        fencing_ = false;  // a plain ShedLock table: locks work, tokens are unavailable
-        return;
-    }
-    if (options_.create_schema_if_missing) {
+    if (!probe(false)) {
+        if (!options_.create_schema_if_missing)
+            throw storage_error(storage_category::missing_schema,
+                                dialect_->name() + " lock table \"" + table_.qualified() +
+                                    "\" does not exist. Create it (or run `shedlock schema apply`, or set "
+                                    "create_schema_if_missing):\n" + schema_sql());
         create_schema(pool_, {schema_sql()});
-        return;
     }
-    throw storage_error(storage_category::missing_schema,
-                        dialect_->name() + " lock table \"" + table_.qualified() +
-                            "\" does not exist. Create it (or run `shedlock schema apply`, or set "
-                            "create_schema_if_missing):\n" + schema_sql());
+    fencing_ = probe(true);  // false: a plain ShedLock table; locks work, tokens are unavailable
 }
 
 std::optional<lease> sql_lock_provider::do_try_lock(const lock_configuration& config, const std::string& owner) {
@@ -118,18 +119,36 @@ std::optional<lease> sql_lock_provider::do_extend(const lease& held, std::chrono
     return extended;
 }
 
+namespace {
+
+/// One listed row; a time no parser can read (a year past 9999 written by an old version, a
+/// foreign writer) marks this record unreadable instead of failing the whole listing.
+lock_record read_record(const std::vector<std::optional<std::string>>& row, bool fencing) {
+    lock_record r{row.at(0).value_or(""), row.at(1).value_or(""), {}, {}, std::nullopt, ""};
+    try {
+        r.locked_at = column_time(row, 2, {});
+        r.lock_until = column_time(row, 3, {});
+        if (fencing && row.size() > 4 && row[4]) r.fencing_token = std::stoll(*row[4]);
+    } catch (const std::exception& e) {
+        r.unreadable = e.what();
+        r.locked_at = timestamp{};
+        r.lock_until = timestamp::max();
+    }
+    return r;
+}
+
+}  // namespace
+
 std::vector<lock_record> sql_lock_provider::list_locks() {
     const statement stmt = dialect_->list(table_, statement_options_());
     const auto result = pool_.run([&](sql_connection& c) { return c.execute(stmt.sql, {}); });
     std::vector<lock_record> records;
-    for (const auto& row : result.rows) {
-        lock_record r{row.at(0).value_or(""), row.at(1).value_or(""), column_time(row, 2, {}), column_time(row, 3, {}),
-                      std::nullopt};
-        if (fencing_ && row.size() > 4 && row[4]) r.fencing_token = std::stoll(*row[4]);
-        records.push_back(std::move(r));
-    }
+    records.reserve(result.rows.size());
+    for (const auto& row : result.rows) records.push_back(read_record(row, fencing_));
     return records;
 }
+
+timestamp sql_lock_provider::lock_time_now() { return options_.use_db_time ? server_now() : clock().now(); }
 
 void sql_lock_provider::delete_records(const std::vector<std::string>& names) {
     const statement stmt = dialect_->delete_record(table_);

@@ -22,7 +22,7 @@ public:
     std::string name() const override { return "sqlite"; }
 
     std::string schema_sql(const table_name& t) const override {
-        return "CREATE TABLE IF NOT EXISTS " + t.qualified() +
+        return "CREATE TABLE IF NOT EXISTS " + sql_name(t) +
                " (\n  name VARCHAR(64) NOT NULL PRIMARY KEY,\n  lock_until TEXT NOT NULL,\n"
                "  locked_at TEXT NOT NULL,\n  locked_by VARCHAR(255) NOT NULL,\n"
                "  fencing_token BIGINT NOT NULL DEFAULT 0\n);";
@@ -32,8 +32,8 @@ public:
         // A live row makes the DO UPDATE's WHERE false: nothing is written, no row returned.
         const std::string until = o.db_time ? server_now_plus(2) : "?2";
         const std::string now = o.db_time ? server_now : "?3";
-        const std::string& tb = t.table();
-        std::string sql = "INSERT INTO " + t.qualified() + " (name, lock_until, locked_at, locked_by" +
+        const std::string tb = quote(t.table());
+        std::string sql = "INSERT INTO " + sql_name(t) + " (name, lock_until, locked_at, locked_by" +
                           (o.fencing ? ", fencing_token" : "") + ") VALUES (?1, " + until + ", " + now + ", ?4" +
                           (o.fencing ? ", 1" : "") +
                           ") ON CONFLICT (name) DO UPDATE SET lock_until = excluded.lock_until, "
@@ -46,19 +46,19 @@ public:
 
     statement unlock(const table_name& t, const statement_options& o) const override {
         if (o.db_time)
-            return {"UPDATE " + t.qualified() + " SET lock_until = " + server_now_plus(1) +
+            return {"UPDATE " + sql_name(t) + " SET lock_until = " + server_now_plus(1) +
                         " WHERE name = ?2 AND locked_by = ?3",
                     {slot::keep_for_ms, slot::name, slot::owner}};
-        return {"UPDATE " + t.qualified() + " SET lock_until = ?1 WHERE name = ?2 AND locked_by = ?3",
+        return {"UPDATE " + sql_name(t) + " SET lock_until = ?1 WHERE name = ?2 AND locked_by = ?3",
                 {slot::unlock_until, slot::name, slot::owner}};
     }
 
     statement extend(const table_name& t, const statement_options& o) const override {
         if (o.db_time)
-            return {"UPDATE " + t.qualified() + " SET lock_until = " + server_now_plus(1) +
+            return {"UPDATE " + sql_name(t) + " SET lock_until = " + server_now_plus(1) +
                         " WHERE name = ?2 AND locked_by = ?3 AND lock_until > " + server_now + " RETURNING lock_until",
                     {slot::at_most_ms, slot::name, slot::owner}};
-        return {"UPDATE " + t.qualified() +
+        return {"UPDATE " + sql_name(t) +
                     " SET lock_until = ?1 WHERE name = ?2 AND locked_by = ?3 AND lock_until > ?4 RETURNING lock_until",
                 {slot::lock_until, slot::name, slot::owner, slot::now}};
     }
@@ -66,18 +66,18 @@ public:
     std::string server_now_sql() const override { return std::string("SELECT ") + server_now; }
 
     std::vector<std::string> run_table_schema_sql(const table_name& t) const override {
-        return {"CREATE TABLE IF NOT EXISTS " + t.qualified() +
+        return {"CREATE TABLE IF NOT EXISTS " + sql_name(t) +
                     " (\n  id INTEGER PRIMARY KEY AUTOINCREMENT,\n  task VARCHAR(255) NOT NULL,\n"
                     "  lock_name VARCHAR(64) NOT NULL,\n  instance VARCHAR(255) NOT NULL,\n"
                     "  scheduled_at TEXT NOT NULL,\n  started_at TEXT NOT NULL,\n  finished_at TEXT NOT NULL,\n"
                     "  outcome VARCHAR(16) NOT NULL,\n  fencing_token BIGINT,\n  message TEXT NOT NULL DEFAULT '',\n"
                     "  counters TEXT NOT NULL DEFAULT '',\n  lock_lost INTEGER NOT NULL DEFAULT 0\n)",
-                "CREATE INDEX IF NOT EXISTS " + (t.schema() ? *t.schema() + "." : std::string()) + t.table() +
-                    "_task_id ON " + t.table() + " (task, id)"};
+                "CREATE INDEX IF NOT EXISTS " + (t.schema() ? quote(*t.schema()) + "." : std::string()) +
+                    quote(t.table() + "_task_id") + " ON " + quote(t.table()) + " (task, id)"};
     }
 
     sql::run_statements run_store_statements(const table_name& t) const override {
-        const std::string tb = t.qualified();
+        const std::string tb = sql_name(t);
         const std::string columns = sql::run_record_columns;
         return {"INSERT INTO " + tb + " (" + columns +
                     ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, CAST(NULLIF(?8, '') AS INTEGER), ?9, ?10, ?11)",

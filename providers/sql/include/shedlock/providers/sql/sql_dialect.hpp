@@ -10,8 +10,8 @@
 
 namespace shedlock::providers::sql {
 
-/// A validated table reference `[schema.]table`: letters, digits, '_' only, so it can be
-/// written into SQL text unquoted (values never are).
+/// A validated table reference `[schema.]table`: letters, digits, '_' only. Dialects still
+/// quote it (sql_dialect::sql_name), so reserved words such as `select` or `order` work.
 class table_name {
 public:
     /// Throws configuration_error naming the value when it is not a plain identifier.
@@ -75,6 +75,10 @@ class sql_dialect {
 public:
     virtual ~sql_dialect() = default;
     virtual std::string name() const = 0;
+    /// `identifier` quoted for this database (default: standard SQL double quotes).
+    virtual std::string quote(const std::string& identifier) const;
+    /// The quoted `[schema.]table` to write into SQL text.
+    std::string sql_name(const table_name& table) const;
     /// CREATE TABLE for the lock table (ShedLock columns + fencing_token).
     virtual std::string schema_sql(const table_name& table) const = 0;
     /// One atomic statement: insert if absent, take over if expired, else write nothing.

@@ -45,6 +45,7 @@ public:
     /// The database server's current time (for clock-offset checks).
     timestamp server_now();
     std::optional<timestamp> server_time() override { return server_now(); }
+    timestamp lock_time_now() override;
 
 private:
     std::optional<lease> do_try_lock(const lock_configuration& config, const std::string& owner) override;
@@ -53,6 +54,8 @@ private:
                                    std::chrono::milliseconds at_least) override;
 
     void check_schema();
+    /// True when the probe statement runs: the table exists (with the fencing column if asked).
+    bool probe(bool fencing);
     statement_options statement_options_() const { return {fencing_, options_.use_db_time}; }
 
     std::unique_ptr<sql_dialect> dialect_;
