@@ -115,3 +115,15 @@ TEST_CASE("cli run: a failed release is reported, not silent", "[cli][child]") {
     CHECK(r.status == 0);
     CHECK_THAT(r.err, Contains("releasing lock \"release\" failed") && Contains("stays held until its lock_until"));
 }
+
+TEST_CASE("cli run: --keep-alive keeps --at-least", "[cli][child]") {
+    // Regression: the first keep-alive extension dropped lock_at_least_for, so the lock was free
+    // as soon as the command ended.
+    const std::string uri = "sqlite:" + scratch_dir() + "/keep.db?create_schema=true";
+    auto first = run_cli({"run", "-p", uri, "-n", "keep", "--at-most", "4s", "--at-least", "3s", "--keep-alive", "--", "sleep",
+                          "2.3"});
+    REQUIRE(first.status == 0);
+    auto second = run_cli({"run", "-p", uri, "-n", "keep", "--at-most", "4s", "--", "true"});  // at ~2.35 s of 3 s
+    INFO(second.err);
+    CHECK(second.status == 75);
+}

@@ -1,16 +1,20 @@
 // End-to-end: bad input to `shedlock` is refused with a clear error before anything is written,
 // and errors never show a password, in whole or in part.
+#include "cli_backends.hpp"
 #include "cli_process.hpp"
 
 #include "../providers/test_env.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 using namespace shedlock::test;
 using Catch::Matchers::Contains;
@@ -154,4 +158,39 @@ TEST_CASE("cli daemon: a cron step near INT_MAX is a schedule, not a crash", "[c
     INFO(r.err);
     CHECK(r.status == 0);
     CHECK_THAT(r.out, Contains(":01.000Z"));
+}
+
+TEST_CASE("cli run: lock names compare byte for byte and count characters, on every backend", "[cli][input]") {
+    // Regressions: on MySQL/MariaDB "report-é", "REPORT-É", "Report-e", "Report-è" and "Report-é "
+    // were all held while "Report-é" was; 40 x "ü" (80 bytes) was refused as 80 characters.
+    for (const auto& uri : backend_uris("cli_names")) {
+        const std::string marker = scratch_dir() + "/names-holder-" + std::to_string(std::hash<std::string>{}(uri));
+        const pid_t holder = start_cli({"run", "-p", uri, "-n", "Report-\xc3\xa9", "--at-most", "1m", "--", "sh", "-c",
+                                        "echo x > " + marker + "; sleep 5"});
+        REQUIRE(wait_for_file(marker, 10));
+        for (const std::string name : {"report-\xc3\xa9", "REPORT-\xc3\x89", "Report-e", "Report-\xc3\xa8", "Report-\xc3\xa9 "}) {
+            auto r = run_cli({"run", "-p", uri, "-n", name, "--at-most", "1m", "--", "true"});
+            INFO(uri << " name \"" << name << "\": " << r.err);
+            CHECK(r.status == 0);
+        }
+        CHECK(run_cli({"run", "-p", uri, "-n", "Report-\xc3\xa9", "--at-most", "1m", "--", "true"}).status == 75);
+        std::string umlauts;
+        for (int i = 0; i < 40; ++i) umlauts += "\xc3\xbc";
+        auto wide = run_cli({"run", "-p", uri, "-n", umlauts, "--at-most", "1m", "--", "true"});
+        INFO(uri << ": " << wide.err);
+        CHECK(wide.status == 0);
+        ::kill(holder, SIGTERM);
+        wait_cli(holder);
+    }
+}
+
+TEST_CASE("cli run: with java_compat, lock \"x:fence\" is not blocked by lock x's counter", "[cli][input]") {
+    // Regression: the fence key of lock x was the lock key of lock "x:fence", which never expires.
+    const char* redis = std::getenv("SHEDLOCK_TEST_REDIS_URI");
+    if (!redis) return;
+    const std::string uri = std::string(redis) + "?java_compat=true&env=cli-java-" + std::to_string(::getpid());
+    REQUIRE(run_cli({"run", "-p", uri, "-n", "x", "--at-most", "1m", "--", "true"}).status == 0);
+    auto r = run_cli({"run", "-p", uri, "-n", "x:fence", "--at-most", "1m", "--", "true"});
+    INFO(r.err);
+    CHECK(r.status == 0);
 }
