@@ -1,5 +1,7 @@
 #include "output.hpp"
 
+#include <shedlock/utf8.hpp>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -40,17 +42,6 @@ void append_escaped(std::string& out, unsigned char byte) {
     out += hex[byte & 0xf];
 }
 
-/// Length of a well-formed UTF-8 sequence at `i` (1 for ASCII), 0 when the bytes are not one.
-std::size_t utf8_length(const std::string& s, std::size_t i) {
-    const auto lead = static_cast<unsigned char>(s[i]);
-    const std::size_t n = lead < 0x80 ? 1 : lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3
-                                            : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return 0;
-    for (std::size_t k = 1; k < n; ++k)
-        if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
-    return n;
-}
-
 /// Characters a terminal shows for `s` (continuation bytes take no column).
 std::size_t columns(const std::string& s) {
     std::size_t n = 0;
@@ -64,10 +55,10 @@ std::string printable(const std::string& text) {
     std::string out;
     out.reserve(text.size());
     for (std::size_t i = 0; i < text.size();) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        const std::size_t n = utf8_length(text, i);
-        const bool c1 = n == 2 && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0;
-        if (n == 0 || c < 0x20 || c == 0x7f || c1) {
+        const auto decoded = decode_utf8_at(text, i);
+        const std::size_t n = decoded ? decoded->length : 0;
+        const char32_t cp = decoded ? decoded->code_point : 0;
+        if (n == 0 || cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) {  // C0, DEL, C1, not UTF-8
             for (std::size_t k = 0; k < std::max<std::size_t>(n, 1); ++k) append_escaped(out, static_cast<unsigned char>(text[i + k]));
             i += std::max<std::size_t>(n, 1);
         } else {

@@ -1,8 +1,8 @@
 #include <shedlock/duration.hpp>
 #include <shedlock/error.hpp>
 #include <shedlock/lock_configuration.hpp>
+#include <shedlock/utf8.hpp>
 
-#include <optional>
 
 namespace shedlock {
 namespace {
@@ -22,32 +22,6 @@ std::string printable(std::string_view name, bool escape_non_ascii = false) {
         }
     }
     return out;
-}
-
-/// Length of the UTF-8 sequence that starts with `lead`, or 0 when `lead` cannot start one.
-std::size_t sequence_length(unsigned char lead) {
-    if (lead < 0x80) return 1;
-    if (lead >= 0xc2 && lead <= 0xdf) return 2;
-    if (lead >= 0xe0 && lead <= 0xef) return 3;
-    if (lead >= 0xf0 && lead <= 0xf4) return 4;
-    return 0;
-}
-
-/// Decodes one code point at `pos` (advancing it); empty for a malformed or overlong sequence.
-std::optional<char32_t> next_code_point(std::string_view s, std::size_t& pos) {
-    const auto lead = static_cast<unsigned char>(s[pos]);
-    const std::size_t length = sequence_length(lead);
-    if (length == 0 || pos + length > s.size()) return std::nullopt;
-    char32_t cp = length == 1 ? lead : lead & (0x7f >> length);
-    for (std::size_t i = 1; i < length; ++i) {
-        const auto c = static_cast<unsigned char>(s[pos + i]);
-        if ((c & 0xc0) != 0x80) return std::nullopt;
-        cp = cp << 6 | (c & 0x3f);
-    }
-    static constexpr char32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < smallest[length] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return std::nullopt;
-    pos += length;
-    return cp;
 }
 
 }  // namespace
@@ -76,11 +50,13 @@ void validate_lock_name(std::string_view name) {
     if (name.empty()) throw configuration_error("lock name is empty; give a name such as \"billing:reconcile\"");
     std::size_t characters = 0;
     for (std::size_t pos = 0; pos < name.size(); ++characters) {
-        const auto cp = next_code_point(name, pos);
-        if (!cp)
+        const auto decoded = decode_utf8_at(name, pos);
+        if (!decoded)
             throw configuration_error("lock name \"" + printable(name, true) + "\" is not valid UTF-8 (byte " +
                                       std::to_string(pos) + "); write the name in UTF-8");
-        if (*cp < 0x20 || *cp == 0x7f || (*cp >= 0x80 && *cp <= 0x9f))
+        pos += decoded->length;
+        const char32_t cp = decoded->code_point;
+        if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f))
             throw configuration_error("lock name \"" + printable(name) +
                                       "\" contains a control character; use printable characters only");
     }

@@ -1,0 +1,33 @@
+#include <shedlock/utf8.hpp>
+
+namespace shedlock {
+namespace {
+
+/// Length of the sequence that `lead` starts, or 0 when it cannot start one.
+std::size_t sequence_length(unsigned char lead) {
+    if (lead < 0x80) return 1;
+    if (lead >= 0xc2 && lead <= 0xdf) return 2;
+    if (lead >= 0xe0 && lead <= 0xef) return 3;
+    if (lead >= 0xf0 && lead <= 0xf4) return 4;
+    return 0;
+}
+
+}  // namespace
+
+std::optional<utf8_char> decode_utf8_at(std::string_view text, std::size_t pos) {
+    if (pos >= text.size()) return std::nullopt;
+    const auto lead = static_cast<unsigned char>(text[pos]);
+    const std::size_t length = sequence_length(lead);
+    if (length == 0 || pos + length > text.size()) return std::nullopt;
+    char32_t cp = length == 1 ? lead : lead & (0x7f >> length);
+    for (std::size_t i = 1; i < length; ++i) {
+        const auto c = static_cast<unsigned char>(text[pos + i]);
+        if ((c & 0xc0) != 0x80) return std::nullopt;
+        cp = cp << 6 | (c & 0x3f);
+    }
+    static constexpr char32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < smallest[length] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return std::nullopt;
+    return utf8_char{cp, length};
+}
+
+}  // namespace shedlock
