@@ -34,24 +34,17 @@ for s in postgres mariadb redis; do
 done
 
 extra=()
-# The sanitizer pass runs the unit and conformance tests: the CLI, benchmarks and examples are not built.
-[ -n "$sanitize" ] && extra=(-DSHEDLOCK_BUILD_BENCH=OFF -DSHEDLOCK_BUILD_EXAMPLES=OFF -DSHEDLOCK_BUILD_CLI=OFF)
+# The sanitizer passes run the unit, conformance and provider tests: the CLI, benchmarks and
+# examples are not built. -O1 -g1 builds about a third faster than -O2 -g and keeps line numbers
+# in sanitizer reports.
+[ -n "$sanitize" ] && extra=(-DSHEDLOCK_BUILD_BENCH=OFF -DSHEDLOCK_BUILD_EXAMPLES=OFF -DSHEDLOCK_BUILD_CLI=OFF
+                             "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG")
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHEDLOCK_SANITIZE="$sanitize" -DSHEDLOCK_WERROR=ON "${extra[@]}" >/dev/null
 # What to build and run:
 # - plain: everything;
-# - address,undefined: everything but the tests that restart servers, drive the CLI or install;
-# - thread: the thread-heavy programs (core, memory/SQLite conformance, scheduler), to keep CI short.
-targets=()
+# - address,undefined and thread: every program with threads or processes, providers on the real
+#   servers included, but not the tests that restart servers, drive the CLI, inject chaos or install.
 select=()
-case "$sanitize" in
-  "") ;;
-  *thread*)
-    programs=(core_test config_test conformance_memory conformance_sqlite_client_time conformance_sqlite_db_time
-              sqlite_test cron_test scheduler_test scheduler_sqlite_test)
-    targets=(--target "${programs[@]}")
-    select=(-R "^($(IFS='|'; echo "${programs[*]}")):")
-    ;;
-  *) select=(-LE "serial|e2e|example|install") ;;
-esac
-cmake --build "$build_dir" -j2 "${targets[@]}"
+[ -n "$sanitize" ] && select=(-LE "serial|e2e|example|install|chaos")
+cmake --build "$build_dir" -j2
 ctest --test-dir "$build_dir" --output-on-failure -j2 "${select[@]}" ${CTEST_ARGS:-}
