@@ -42,6 +42,14 @@ function(shedlock_add_component name)
   set_property(GLOBAL PROPERTY SHEDLOCK_${name}_REQUIRES "${ARG_REQUIRES}")
 endfunction()
 
+# shedlock_register_provider(<name>): the provider defines
+#   void shedlock::providers::register_<name>_provider(shedlock::provider_registry&)
+# and joins the generated umbrella (target shedlock::all, register_all_providers()). Adding a
+# backend therefore touches only its own folder.
+function(shedlock_register_provider name)
+  set_property(GLOBAL APPEND PROPERTY SHEDLOCK_REGISTERED_PROVIDERS ${name})
+endfunction()
+
 # shedlock_provider_option(<NAME> <found>): reads SHEDLOCK_PROVIDER_<NAME> (ON|OFF|AUTO) and sets
 # SHEDLOCK_WITH_<NAME> in the caller. ON without the dependency is a configure error.
 function(shedlock_provider_option name found)

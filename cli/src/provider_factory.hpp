@@ -1,7 +1,9 @@
 #pragma once
-// The one place that knows every provider: a provider URI in, a lock provider out.
+// A provider URI in, a lock provider out, through the provider registry (every provider of
+// the build, registered by shedlock::register_all_providers()).
 
 #include <shedlock/lock_provider.hpp>
+#include <shedlock/provider_registry.hpp>
 #include <shedlock/providers/sql/sql_lock_provider.hpp>
 
 #include <memory>
@@ -25,6 +27,9 @@ struct opened_provider {
 /// mariadb://..., redis://...). Throws configuration_error for a bad URI or option,
 /// storage_error when the backend cannot be reached or its table is missing.
 opened_provider open_provider(const std::string& uri, const open_options& options = {});
+
+/// The registry with every provider of this build (filled on first use).
+provider_registry& registry();
 
 /// The DDL of the lock table for `uri`, without connecting; empty when the backend has no schema.
 std::string schema_for(const std::string& uri);

@@ -1,0 +1,75 @@
+#pragma once
+/// \file
+/// Backends by URI: each provider registers its schemes and what it can open, so applications
+/// and the CLI choose a backend from configuration text without naming a concrete provider.
+
+#include <shedlock/lock_provider.hpp>
+#include <shedlock/provider_uri.hpp>
+#include <shedlock/run_store.hpp>
+#include <shedlock/time.hpp>
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace shedlock {
+
+/// What opening a backend from a URI may ask for beyond the URI itself.
+struct open_request {
+    bool create_schema = false;                   ///< create missing tables instead of failing
+    run_retention retention{};                    ///< for run stores
+    const shedlock::clock* clock = nullptr;       ///< lock times; nullptr: the system clock
+};
+
+/// One backend: its URI schemes and what it can open. Empty functions mean "cannot".
+struct backend_registration {
+    std::string name;                  ///< "postgres", shown in messages
+    std::vector<std::string> schemes;  ///< lowercase; the first is the one messages show
+    std::function<std::unique_ptr<lock_provider>(const provider_uri&, const open_request&)> open_locks;
+    std::function<std::unique_ptr<run_store>(const provider_uri&, const open_request&)> open_runs;
+    /// The DDL of the backend's tables for this URI, without connecting ("" when it needs none).
+    std::function<std::string(const provider_uri&)> schema;
+};
+
+/// The backends an application can open by URI.
+///
+/// Thread safety: add() and the lookups may be called concurrently.
+class provider_registry {
+public:
+    /// The registry the free functions below use; shedlock::register_all_providers() (target
+    /// shedlock::all) fills it with every provider of the build.
+    static provider_registry& global();
+
+    /// Adds a backend. A second registration under the same name is ignored (registration is
+    /// idempotent); a scheme already taken by another backend is a configuration_error.
+    void add(backend_registration backend);
+    /// The backend for the URI's scheme; configuration_error naming the schemes of this build
+    /// when none has it.
+    const backend_registration& find(const provider_uri& uri) const;
+    /// Every registered scheme, in registration order ("memory:, sqlite:, postgresql://, ...").
+    std::string supported_schemes() const;
+
+private:
+    mutable std::mutex mutex_;
+    std::vector<std::unique_ptr<backend_registration>> backends_;  // stable addresses for find()
+};
+
+/// Opens the lock provider `uri` names (memory:, sqlite:FILE, postgresql://..., mysql://...,
+/// mariadb://..., redis://...). Throws configuration_error for a bad URI, option or unknown
+/// scheme (naming the schemes of this build) and storage_error when the backend cannot be
+/// reached or its table is missing.
+std::unique_ptr<lock_provider> open_lock_provider(const std::string& uri, const open_request& request = {},
+                                                  const provider_registry& registry = provider_registry::global());
+
+/// Opens the run-record store of the lock backend `uri` (same database or Redis). Throws
+/// configuration_error when the backend keeps no run records.
+std::unique_ptr<run_store> open_run_store(const std::string& uri, const open_request& request = {},
+                                          const provider_registry& registry = provider_registry::global());
+
+/// The DDL of the lock table and the run-record table for `uri`, without connecting; "" when the
+/// backend needs no schema.
+std::string schema_for(const std::string& uri, const provider_registry& registry = provider_registry::global());
+
+}  // namespace shedlock
