@@ -12,6 +12,7 @@
 int main(int argc, char** argv) {
     using namespace shedlock::cli;
     CLI::App app{"shedlock: distributed locks for scheduled tasks"};
+    app.set_version_flag("--version", std::string("shedlock ") + SHEDLOCK_VERSION);
     app.require_subcommand(1);
     std::string level = "info";
     app.add_option("--log-level", level, "debug, info, warn, error or off (logs go to stderr)");
@@ -30,6 +31,8 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
     } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         app.exit(e);

@@ -186,3 +186,9 @@ TEST_CASE("cli: reserved words work as table names on every SQL backend", "[cli]
         }
     }
 }
+
+TEST_CASE("cli --version names the release", "[cli]") {
+    auto r = run_cli({"--version"});
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Contains("shedlock 0.") || Contains("shedlock 1."));
+}
