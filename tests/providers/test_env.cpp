@@ -7,15 +7,6 @@
 
 namespace shedlock::test {
 
-std::string test_mode() {
-    const char* mode = std::getenv("SHEDLOCK_TEST_MODE");
-#ifdef SHEDLOCK_TEST_MODE_DEFAULT
-    return mode && *mode ? mode : SHEDLOCK_TEST_MODE_DEFAULT;
-#else
-    return mode && *mode ? mode : "default";
-#endif
-}
-
 std::string scratch_dir() {
     static const std::string dir = [] {
         const char* base = std::getenv("SHEDLOCK_TEST_TMPDIR");

@@ -5,7 +5,9 @@
 
 namespace shedlock::test {
 
-/// SHEDLOCK_TEST_MODE ("client_time", "db_time", ...); "default" when unset.
+/// SHEDLOCK_TEST_MODE ("client_time", "db_time", ...), else the mode compiled into this
+/// conformance program; "default" when neither. Defined in test_mode.cpp, which each
+/// conformance program compiles itself.
 std::string test_mode();
 
 /// A fresh directory under $SHEDLOCK_TEST_TMPDIR (or the system temp dir), per process.
