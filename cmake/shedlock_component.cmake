@@ -91,6 +91,8 @@ function(shedlock_install_package)
     COMPATIBILITY SameMinorVersion)
   install(FILES ${PROJECT_BINARY_DIR}/shedlockConfig.cmake ${PROJECT_BINARY_DIR}/shedlockConfigVersion.cmake
     DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/shedlock)
+  install(FILES ${PROJECT_SOURCE_DIR}/cmake/modules/FindShedlockPkg.cmake
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/shedlock/modules)
 endfunction()
 
 function(shedlock_print_summary)

@@ -2,10 +2,17 @@
 #include <shedlock/providers/sqlite_lock_provider.hpp>
 #include <shedlock/providers/sqlite_run_store.hpp>
 #include <shedlock/scheduler.hpp>
+#ifdef CONSUMER_WITH_REDIS
+#include <shedlock/providers/redis_lock_provider.hpp>
+#endif
 
 #include <iostream>
 
 int main(int argc, char** argv) {
+#ifdef CONSUMER_WITH_REDIS
+    // Only proves the optional component links; no server is needed to build its options.
+    std::cout << "redis provider linked (default prefix " << shedlock::providers::redis_options{}.prefix << ")\n";
+#endif
     shedlock::providers::sqlite_options options;
     options.path = argc > 1 ? argv[1] : "consumer.db";
     options.create_schema_if_missing = true;
