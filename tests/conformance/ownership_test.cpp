@@ -1,6 +1,8 @@
 // Conformance: owner check and fencing tokens.
 #include "suite_support.hpp"
 
+#include <shedlock/error.hpp>
+
 #include <catch2/catch.hpp>
 
 using namespace shedlock;
@@ -83,4 +85,34 @@ TEST_CASE("conformance: fencing tokens strictly increase across acquisitions, ex
     REQUIRE(independent->fencing_token());
     if (current_backend().tokens_start_at_one())
         CHECK(*independent->fencing_token() == 1);  // a counter per lock name
+}
+
+TEST_CASE("conformance: unlock after a short extension still keeps the minimum hold", "[conformance]") {
+    // Found by the model test: Redis's unlock only ever shortened the TTL, so an extension shorter
+    // than the remaining lock_at_least_for let another instance in before locked_at + at_least.
+    fixture f;
+    const lock_configuration config{fixture::unique_name("short-extend"), f.lease(8), f.lease(6)};
+    auto held = f.provider().try_lock(config);
+    REQUIRE(held);
+    auto extended = held->extend(f.lease(1));
+    REQUIRE(extended);
+    extended->unlock();
+    f.pass(f.lease(2));
+    CHECK_FALSE(f.provider().try_lock(config));  // at 2 of 6 steps of the minimum hold
+}
+
+TEST_CASE("conformance: a force-released lock stays free when its old holder unlocks", "[conformance]") {
+    // Found by the model test: SQL and memory revived the lock until locked_at + at_least when
+    // the old holder unlocked after an operator's release; Redis (key gone) left it free.
+    fixture f;
+    const lock_configuration config{fixture::unique_name("released"), f.lease(8), f.lease(6)};
+    auto held = f.provider().try_lock(config);
+    REQUIRE(held);
+    try {
+        REQUIRE(f.provider().force_release(config.name()));
+    } catch (const unsupported_operation_error&) {
+        return;  // a backend that cannot list cannot force-release
+    }
+    held->unlock();
+    CHECK(f.provider().try_lock(config));
 }

@@ -18,8 +18,10 @@ std::optional<lease> memory_lock_provider::do_try_lock(const lock_configuration&
 void memory_lock_provider::do_unlock(const lease& held) {
     std::lock_guard guard(mutex_);
     auto it = records_.find(held.name);
-    if (it == records_.end() || it->second.locked_by != held.owner) return;
-    it->second.lock_until = std::max(clock().now(), held.keep_until);
+    const timestamp now = clock().now();
+    // Only a live lease: an expired or force-released lock stays free (as on every backend).
+    if (it == records_.end() || it->second.locked_by != held.owner || it->second.lock_until <= now) return;
+    it->second.lock_until = std::max(now, held.keep_until);
 }
 
 std::optional<lease> memory_lock_provider::do_extend(const lease& held, std::chrono::milliseconds at_most,

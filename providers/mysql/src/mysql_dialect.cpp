@@ -51,9 +51,12 @@ public:
     sql::acquire_result acquire_reports() const override { return sql::acquire_result::affected_rows; }
 
     statement unlock(const table_name& t, const statement_options& o) const override {
-        return {"UPDATE " + sql_name(t) + " SET lock_until = " + (o.db_time ? server_now_plus : "?") +
-                    " WHERE name = ? AND locked_by = ?",
-                {o.db_time ? slot::keep_for_ms : slot::unlock_until, slot::name, slot::owner}};
+        if (o.db_time)
+            return {"UPDATE " + sql_name(t) + " SET lock_until = " + server_now_plus +
+                        " WHERE name = ? AND locked_by = ? AND lock_until > " + server_now,
+                    {slot::keep_for_ms, slot::name, slot::owner}};
+        return {"UPDATE " + sql_name(t) + " SET lock_until = ? WHERE name = ? AND locked_by = ? AND lock_until > ?",
+                {slot::unlock_until, slot::name, slot::owner, slot::now}};
     }
 
     // Judged by rows MATCHED (the connection reports them for UPDATE): an extension that happens

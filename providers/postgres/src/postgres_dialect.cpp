@@ -72,9 +72,13 @@ public:
         const std::string relaxed =
             async_unlock_ ? " FROM (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed" : "";
         const std::string until = o.db_time ? server_now_plus(1) : ts(1);
+        if (o.db_time)
+            return {"UPDATE " + sql_name(t) + " SET lock_until = " + until + relaxed +
+                        " WHERE name = $2 AND locked_by = $3 AND lock_until > " + server_now,
+                    {slot::keep_for_ms, slot::name, slot::owner}};
         return {"UPDATE " + sql_name(t) + " SET lock_until = " + until + relaxed +
-                    " WHERE name = $2 AND locked_by = $3",
-                {o.db_time ? slot::keep_for_ms : slot::unlock_until, slot::name, slot::owner}};
+                    " WHERE name = $2 AND locked_by = $3 AND lock_until > " + ts(4),
+                {slot::unlock_until, slot::name, slot::owner, slot::now}};
     }
 
     statement extend(const table_name& t, const statement_options& o) const override {

@@ -37,14 +37,15 @@ redis.call('SET', KEYS[2], string.format('%.0f', token))
 return token
 )lua";
 
-// Only the owner's key is touched. A remaining lock_at_least_for shortens the TTL (never
-// lengthens it past the lease); none left deletes the key. The fence key is never deleted.
+// Only the owner's live key is touched (an expired or released key is gone, and stays gone).
+// The TTL becomes the remaining lock_at_least_for, even when that is longer than the lease an
+// extension left: the minimum hold promised at acquisition is kept. None left deletes the key.
+// The fence key is never deleted.
 constexpr std::string_view unlock_lua = R"lua(
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 local left = tonumber(ARGV[2])
 if left <= 0 then return redis.call('DEL', KEYS[1]) end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 or left < ttl then redis.call('PEXPIRE', KEYS[1], left) end
+redis.call('PEXPIRE', KEYS[1], left)
 return 1
 )lua";
 

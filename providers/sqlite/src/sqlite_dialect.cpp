@@ -47,10 +47,10 @@ public:
     statement unlock(const table_name& t, const statement_options& o) const override {
         if (o.db_time)
             return {"UPDATE " + sql_name(t) + " SET lock_until = " + server_now_plus(1) +
-                        " WHERE name = ?2 AND locked_by = ?3",
+                        " WHERE name = ?2 AND locked_by = ?3 AND lock_until > " + server_now,
                     {slot::keep_for_ms, slot::name, slot::owner}};
-        return {"UPDATE " + sql_name(t) + " SET lock_until = ?1 WHERE name = ?2 AND locked_by = ?3",
-                {slot::unlock_until, slot::name, slot::owner}};
+        return {"UPDATE " + sql_name(t) + " SET lock_until = ?1 WHERE name = ?2 AND locked_by = ?3 AND lock_until > ?4",
+                {slot::unlock_until, slot::name, slot::owner, slot::now}};
     }
 
     statement extend(const table_name& t, const statement_options& o) const override {
