@@ -21,12 +21,17 @@ bool parse_int(const std::string& token, int& out) {
 
 }  // namespace
 
-const cron_field_spec second_field{"second", 0, 59, nullptr, 0};
-const cron_field_spec minute_field{"minute", 0, 59, nullptr, 0};
-const cron_field_spec hour_field{"hour", 0, 23, nullptr, 0};
-const cron_field_spec day_of_month_field{"day-of-month", 1, 31, nullptr, 0};
-const cron_field_spec month_field{"month", 1, 12, &month_names, 1};
-const cron_field_spec day_of_week_field{"day-of-week", 0, 7, &day_names, 1};
+const cron_field_spec second_field{.name = "second", .min = 0, .max = 59, .star_min = 0};
+const cron_field_spec minute_field{.name = "minute", .min = 0, .max = 59, .star_min = 0};
+const cron_field_spec hour_field{.name = "hour", .min = 0, .max = 23, .star_min = 0};
+const cron_field_spec day_of_month_field{.name = "day-of-month", .min = 1, .max = 31, .star_min = 1};
+const cron_field_spec month_field{
+    .name = "month", .min = 1, .max = 12, .star_min = 1, .names = &month_names, .first_name_value = 1};
+// Spring counts `*` (and so `*/2`) over MON(1)..SUN(7), and reads a range that starts at SUN(7)
+// from 0; 0 stays a valid Sunday elsewhere (`0/2` = SUN,TUE,THU,SAT).
+const cron_field_spec day_of_week_field{.name = "day-of-week", .min = 0, .max = 7, .star_min = 1,
+                                        .names = &day_names, .first_name_value = 1,
+                                        .seven_starts_ranges_at_zero = true};
 
 std::vector<std::string> split(std::string_view text, char separator) {
     std::vector<std::string> parts;
@@ -71,19 +76,23 @@ int cron_field_parser::number_in(const std::string& token, int lo, int hi, const
     return v;
 }
 
-void cron_field_parser::element(const std::string& text, std::bitset<64>& bits, bool question_allowed) const {
+std::pair<int, int> cron_field_parser::bounds(const std::string& range, bool stepped) const {
+    if (range == "?") fail("'?' is only allowed in day-of-month and day-of-week");
+    if (range == "*") return {spec_.star_min, spec_.max};
+    const auto dash = split(range, '-');
+    if (dash.size() > 2) fail("\"" + range + "\" is not a range a-b");
+    int lo = value(dash[0]);
+    const int hi = dash.size() == 2 ? value(dash[1]) : (stepped ? spec_.max : lo);  // "a/n" runs to the max
+    // `7-7` (SUN-SUN) stays Sunday alone: Spring reads it as every day, which nobody means.
+    if (dash.size() == 2 && spec_.seven_starts_ranges_at_zero && lo == 7 && hi != 7) lo = 0;
+    if (lo > hi) fail("range " + range + " is reversed; write the smaller value first");
+    return {lo, hi};
+}
+
+void cron_field_parser::element(const std::string& text, std::bitset<64>& bits) const {
     const auto slash = split(text, '/');
     if (slash.size() > 2) fail("\"" + text + "\" has more than one '/'");
-    const std::string& range = slash[0];
-    int lo = spec_.min, hi = spec_.max;
-    if (range == "?" && !question_allowed) fail("'?' is only allowed in day-of-month and day-of-week");
-    if (range != "*" && range != "?") {
-        const auto dash = split(range, '-');
-        if (dash.size() > 2) fail("\"" + range + "\" is not a range a-b");
-        lo = value(dash[0]);
-        hi = dash.size() == 2 ? value(dash[1]) : (slash.size() == 2 ? spec_.max : lo);  // "a/n" runs to the max
-        if (lo > hi) fail("range " + range + " is reversed; write the smaller value first");
-    }
+    const auto [lo, hi] = bounds(slash[0], slash.size() == 2);
     int step = 1;
     if (slash.size() == 2 && (!parse_int(slash[1], step) || step <= 0))
         fail("step \"" + slash[1] + "\" must be a positive number");
@@ -91,11 +100,11 @@ void cron_field_parser::element(const std::string& text, std::bitset<64>& bits, 
     for (long long v = lo; v <= hi; v += step) bits.set(static_cast<std::size_t>(v));
 }
 
-std::bitset<64> cron_field_parser::bits(std::string_view field, bool question_allowed) const {
+std::bitset<64> cron_field_parser::bits(std::string_view field) const {
     std::bitset<64> result;
     for (const auto& e : split(field, ',')) {
         if (e.empty()) fail("has an empty list element in \"" + std::string(field) + "\"");
-        element(e, result, question_allowed);
+        element(e, result);
     }
     return result;
 }

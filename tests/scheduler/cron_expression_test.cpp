@@ -87,6 +87,58 @@ TEST_CASE("cron: L, L-n, LW, nW, nL and n#k", "[cron]") {
     });
 }
 
+TEST_CASE("cron: day-of-week steps run over MON..SUN and Sunday-first ranges start at 0, as Spring", "[cron]") {
+    // 2024-06-01 is a Saturday.
+    check_table({
+        {"0 0 0 * * */2", "UTC", "2024-06-01T00:00:00Z",  // 1,3,5,7
+         {"2024-06-02T00:00:00+00:00", "2024-06-03T00:00:00+00:00", "2024-06-05T00:00:00+00:00",
+          "2024-06-07T00:00:00+00:00", "2024-06-09T00:00:00+00:00"}},
+        {"0 0 0 * * 0/2", "UTC", "2024-06-01T00:00:00Z",  // 0,2,4,6
+         {"2024-06-02T00:00:00+00:00", "2024-06-04T00:00:00+00:00", "2024-06-06T00:00:00+00:00",
+          "2024-06-08T00:00:00+00:00", "2024-06-09T00:00:00+00:00"}},
+        {"0 0 0 * * */3", "UTC", "2024-06-01T00:00:00Z",  // MON, THU, SUN
+         {"2024-06-02T00:00:00+00:00", "2024-06-03T00:00:00+00:00", "2024-06-06T00:00:00+00:00"}},
+        {"0 0 0 ? * SUN-SAT", "UTC", "2024-06-01T00:00:00Z",
+         {"2024-06-02T00:00:00+00:00", "2024-06-03T00:00:00+00:00", "2024-06-04T00:00:00+00:00"}},
+        {"0 0 0 ? * 7-1", "UTC", "2024-06-01T00:00:00Z",
+         {"2024-06-02T00:00:00+00:00", "2024-06-03T00:00:00+00:00", "2024-06-09T00:00:00+00:00"}},
+        {"0 0 0 ? * 7-3", "UTC", "2024-06-01T00:00:00Z",
+         {"2024-06-02T00:00:00+00:00", "2024-06-03T00:00:00+00:00", "2024-06-04T00:00:00+00:00",
+          "2024-06-05T00:00:00+00:00", "2024-06-09T00:00:00+00:00"}},
+        {"0 0 0 ? * 7-0", "UTC", "2024-06-01T00:00:00Z", {"2024-06-02T00:00:00+00:00", "2024-06-09T00:00:00+00:00"}},
+        {"0 0 0 ? * sun-tue", "UTC", "2024-06-01T00:00:00Z",
+         {"2024-06-02T00:00:00+00:00", "2024-06-03T00:00:00+00:00", "2024-06-04T00:00:00+00:00",
+          "2024-06-09T00:00:00+00:00"}},
+        {"0 0 0 ? * 5l", "UTC", "2024-06-01T00:00:00Z", {"2024-06-28T00:00:00+00:00"}},  // day-of-week: any case
+        {"0 0 0 ? * mon#1", "UTC", "2024-06-01T00:00:00Z", {"2024-06-03T00:00:00+00:00"}},
+    });
+}
+
+TEST_CASE("cron: deliberate differences from Spring", "[cron]") {
+    check_table({
+        // 7-7 and SUN-SUN are Sunday alone (Spring: every day).
+        {"0 0 0 ? * 7-7", "UTC", "2024-06-01T00:00:00Z", {"2024-06-02T00:00:00+00:00", "2024-06-09T00:00:00+00:00"}},
+        {"0 0 0 ? * SUN-SUN", "UTC", "2024-06-01T00:00:00Z",
+         {"2024-06-02T00:00:00+00:00", "2024-06-09T00:00:00+00:00"}},
+        // nW on a Sunday that ends the month fires the Friday before (Spring: no firing that month).
+        {"0 0 0 31W * *", "UTC", "2024-03-01T00:00:00Z", {"2024-03-29T00:00:00+00:00", "2024-05-31T00:00:00+00:00"}},
+        {"0 0 0 30W 6 *", "UTC", "2024-06-01T00:00:00Z", {"2024-06-28T00:00:00+00:00", "2025-06-30T00:00:00+00:00"}},
+    });
+    // n#k with k > 5 (Spring: parses, never fires); a sign or non-ASCII digits (Java's parseInt takes both).
+    const std::vector<std::pair<const char*, const char*>> rejected{
+        {"0 0 0 ? * MON#6", "week of n#k 6 out of range 1-5"},
+        {"+5 * * * * *", "second \"+5\" is not a number"},
+        {"0 0 0 ? * +5", "day-of-week \"+5\" is not a number or name"},
+        {"0 0 \xd9\xa5 * * *", "hour \"\xd9\xa5\" is not a number"},  // U+0665 ARABIC-INDIC DIGIT FIVE
+        {"0 0 0 1-\xef\xbc\x95 * *", "day-of-month \"\xef\xbc\x95\" is not a number"},  // U+FF15 FULLWIDTH FIVE
+    };
+    for (const auto& [expression, message] : rejected) {
+        INFO(expression);
+        CHECK_THROWS_WITH(cron_expression::parse(expression), Catch::Contains(message));
+    }
+    // Australia/Lord_Howe's 30-minute gap: see "Asia/Kolkata (+05:30) and Australia/Lord_Howe" above.
+}
+
 TEST_CASE("cron: macros", "[cron]") {
     check_table({
         {"@hourly", "UTC", "2024-06-01T10:30:00Z", {"2024-06-01T11:00:00+00:00"}},
@@ -180,6 +232,19 @@ TEST_CASE("cron: invalid expressions name the field and the reason", "[cron][val
         {"0 0 0 * * 1#6", "week of n#k 6 out of range 1-5"},
         {"0 0 0 * * L", "\"L\" needs a weekday"},
         {"0 0 0 5X * *", "day-of-month \"5X\" is not a number"},
+        // '?' only as the whole field, as Spring
+        {"0 0 0 ?/2 * *", "day-of-month \"?/2\" uses '?' inside a list, range or step"},
+        {"0 0 0 ? * ?/2", "day-of-week \"?/2\" uses '?' inside a list, range or step; '?' must be the whole field"},
+        {"0 0 0 ? * ?,1", "day-of-week \"?,1\" uses '?'"},
+        {"0 0 0 1,? * *", "day-of-month \"1,?\" uses '?'"},
+        // L and W are upper case only in day-of-month, as Spring
+        {"0 0 0 l * *", "day-of-month \"l\": L and W must be upper case; write \"L\""},
+        {"0 0 0 lw * *", "write \"LW\""},
+        {"0 0 0 15w * *", "write \"15W\""},
+        {"0 0 0 L-1,l * *", "day-of-month \"l\""},
+        // only a range that starts at Sunday (7) may wrap
+        {"0 0 0 ? * 3-1", "day-of-week range 3-1 is reversed"},
+        {"0 0 0 ? * SAT-MON", "day-of-week range SAT-MON is reversed"},
         {"", "cron expression is empty"},
     };
     for (const auto& [expression, message] : table) {

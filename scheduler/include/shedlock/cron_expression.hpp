@@ -24,10 +24,12 @@ const date::time_zone& locate_time_zone(std::string_view name);
 /// A parsed cron expression: six fields, seconds first
 /// (`second minute hour day-of-month month day-of-week`), as Spring's `CronExpression`:
 /// lists, ranges, steps (`*/5`, `10-40/10`, `7/15`), month and day names (case-insensitive),
-/// day-of-week 0 and 7 = Sunday, `?` = `*` in the day fields, and in day-of-month `L`, `L-n`,
-/// `LW`, `nW`; in day-of-week `nL` (last weekday n of the month) and `n#k` (k-th weekday n).
-/// Day-of-month AND day-of-week must both match. Macros: `@yearly @annually @monthly @weekly
-/// @daily @midnight @hourly`. The single word `-` is the disabled expression: it never fires.
+/// day-of-week 0 and 7 = Sunday with `*` running MON..SUN (`*/2` = MON,WED,FRI,SUN) and a range
+/// from SUN starting at 0 (`SUN-SAT`), `?` as a whole day field = any day, and in day-of-month
+/// (upper case) `L`, `L-n`, `LW`, `nW`; in day-of-week `nL` (last weekday n of the month) and
+/// `n#k` (k-th weekday n). Day-of-month AND day-of-week must both match. Macros: `@yearly
+/// @annually @monthly @weekly @daily @midnight @hourly`. The single word `-` is the disabled
+/// expression: it never fires. Deliberate differences from Spring: docs/scheduler.md.
 ///
 /// Thread safety: immutable after parse; safe for concurrent use.
 class cron_expression {
