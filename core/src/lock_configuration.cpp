@@ -7,19 +7,27 @@
 namespace shedlock {
 namespace {
 
-/// The name for a message: control bytes (and, for a name that is not UTF-8, every byte past
-/// ASCII) as \xNN, so a message never carries terminal escapes or broken text.
-std::string printable(std::string_view name, bool escape_non_ascii = false) {
+/// C0 controls, DEL and C1 controls (U+0080..U+009F; U+009B is an 8-bit CSI to a terminal).
+bool is_control(char32_t cp) { return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f); }
+
+/// The name for a message: well-formed printable characters as they are, every other byte
+/// (controls, C1 controls, malformed UTF-8) as \xNN, so a message never carries terminal escapes
+/// or broken text. Decoded here, not byte by byte: the control-character error is thrown before
+/// the rest of the name was checked, and a C1 control is two bytes that are not controls alone.
+std::string printable(std::string_view name) {
+    static const char hex[] = "0123456789abcdef";
     std::string out;
-    for (unsigned char c : name) {
-        if (c < 0x20 || c == 0x7f || (escape_non_ascii && c >= 0x80)) {
-            static const char hex[] = "0123456789abcdef";
-            out += "\\x";
-            out += hex[c >> 4];
-            out += hex[c & 0xf];
-        } else {
-            out += static_cast<char>(c);
+    for (std::size_t pos = 0; pos < name.size();) {
+        const auto decoded = decode_utf8_at(name, pos);
+        if (decoded && !is_control(decoded->code_point)) {
+            out.append(name.substr(pos, decoded->length));
+            pos += decoded->length;
+            continue;
         }
+        const auto c = static_cast<unsigned char>(name[pos++]);
+        out += "\\x";
+        out += hex[c >> 4];
+        out += hex[c & 0xf];
     }
     return out;
 }
@@ -52,11 +60,11 @@ void validate_lock_name(std::string_view name) {
     for (std::size_t pos = 0; pos < name.size(); ++characters) {
         const auto decoded = decode_utf8_at(name, pos);
         if (!decoded)
-            throw configuration_error("lock name \"" + printable(name, true) + "\" is not valid UTF-8 (byte " +
+            throw configuration_error("lock name \"" + printable(name) + "\" is not valid UTF-8 (byte " +
                                       std::to_string(pos) + "); write the name in UTF-8");
         pos += decoded->length;
         const char32_t cp = decoded->code_point;
-        if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f))
+        if (is_control(cp))
             throw configuration_error("lock name \"" + printable(name) +
                                       "\" contains a control character; use printable characters only");
     }

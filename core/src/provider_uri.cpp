@@ -109,6 +109,19 @@ void parse_authority(std::string_view auth, provider_uri& uri, const uri_text& s
     }
 }
 
+/// With "//", the userinfo ends at the last '@' before the first '/' or '?'. A raw '@' after that
+/// point means a password cut short by an unencoded '/' or '?' (`//u:12/secret@host`): parsing
+/// on would put its pieces in the port, path or query, which redacted() and messages show.
+/// (sqlite:///dir/a@b.db has an empty authority and no such ambiguity.)
+void reject_cut_password(std::string_view rest, const uri_text& shown) {
+    if (rest.substr(0, 2) != "//") return;
+    rest.remove_prefix(2);
+    const auto authority_end = rest.find_first_of("/?");
+    if (authority_end == 0 || authority_end == std::string_view::npos) return;
+    if (rest.find('@', authority_end) != std::string_view::npos)
+        malformed(shown, "an '@' after the host; write an '@' in a database name or option value as %40");
+}
+
 }  // namespace
 
 std::string provider_uri::redacted() const {
@@ -145,6 +158,7 @@ provider_uri parse_provider_uri(std::string_view text) {
         uri.scheme += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }
     std::string_view rest = text.substr(colon + 1);
+    reject_cut_password(rest, shown);
     const auto question = rest.find('?');
     if (question != std::string_view::npos) {
         parse_query(rest.substr(question + 1), uri, shown);

@@ -1,6 +1,7 @@
 #include <shedlock/error.hpp>
 #include <shedlock/time.hpp>
 
+#include <cctype>
 #include <cstdio>
 
 namespace shedlock {
@@ -26,23 +27,41 @@ std::string format_timestamp(timestamp t) {
     return buf;
 }
 
+namespace {
+
+/// The number written by the `n` digits at `pos`, or -1 if any of them is not a digit.
+int digits_at(const std::string& text, std::size_t pos, std::size_t n) {
+    int value = 0;
+    for (std::size_t i = pos; i < pos + n; ++i) {
+        if (i >= text.size() || !std::isdigit(static_cast<unsigned char>(text[i]))) return -1;
+        value = value * 10 + (text[i] - '0');
+    }
+    return value;
+}
+
+}  // namespace
+
 timestamp parse_timestamp(const std::string& text) {
-    int y = 0;
-    unsigned mo = 0, d = 0, h = 0, mi = 0, s = 0;
-    char sep = 0;
-    int consumed = 0;
-    if (std::sscanf(text.c_str(), "%4d-%2u-%2u%c%2u:%2u:%2u%n", &y, &mo, &d, &sep, &h, &mi, &s, &consumed) != 7 ||
-        (sep != ' ' && sep != 'T'))
+    // Fixed widths, digits only: sscanf's %u took signs and blanks ("-1" became hour 4294967295)
+    // and nothing bounded the time of day, so a damaged row read as a lock held until year 490,000.
+    const int y = digits_at(text, 0, 4), mo = digits_at(text, 5, 2), d = digits_at(text, 8, 2);
+    const int h = digits_at(text, 11, 2), mi = digits_at(text, 14, 2), s = digits_at(text, 17, 2);
+    const bool shaped = text.size() >= 19 && text[4] == '-' && text[7] == '-' && (text[10] == ' ' || text[10] == 'T') &&
+                        text[13] == ':' && text[16] == ':';
+    if (!shaped || y < 0 || mo < 0 || d < 0 || h < 0 || mi < 0 || s < 0)
         throw storage_error(storage_category::invalid_data, "stored time \"" + text + "\" is not YYYY-MM-DD HH:MM:SS[.fff]");
+    if (h > 23 || mi > 59 || s > 59)
+        throw storage_error(storage_category::invalid_data, "stored time \"" + text + "\" is not a time of day");
+    const std::size_t consumed = 19;
     long ms = 0;
-    if (text.size() > static_cast<std::size_t>(consumed) && text[consumed] == '.') {
+    if (text.size() > consumed && text[consumed] == '.') {
         long scale = 100;
         for (std::size_t i = consumed + 1; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
             ms += (text[i] - '0') * scale;
             scale /= 10;
         }
     }
-    const year_month_day ymd{year{y}, month{mo}, day{d}};
+    const year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)}, day{static_cast<unsigned>(d)}};
     if (!ymd.ok()) throw storage_error(storage_category::invalid_data, "stored time \"" + text + "\" is not a date");
     return timestamp{sys_days{ymd}.time_since_epoch() + hours{h} + minutes{mi} + seconds{s} + milliseconds{ms}};
 }
