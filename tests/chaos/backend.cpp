@@ -1,0 +1,102 @@
+#include "backend.hpp"
+
+#include "own_redis.hpp"
+
+#include <shedlock/provider_uri.hpp>
+
+#include <cstdlib>
+#include <stdexcept>
+
+namespace shedlock::chaos {
+namespace {
+
+constexpr int client_skew_ms = 3'000;  // > lock_at_most_for: enough to steal a live lock
+constexpr int db_skew_ms = 20'000;     // server-clock lanes must shrug off far more than that
+
+std::string required_env(const std::string& name, const std::string& script) {
+    const char* value = std::getenv(name.c_str());
+    if (!value || !*value)
+        throw std::runtime_error(name + " is not set: start the server with `eval \"$(scripts/servers/" + script +
+                                 ".sh start /tmp/somedir)\"`, or run scripts/test.sh or tests/chaos/run_chaos.sh");
+    return value;
+}
+
+/// Runs `<script> <command> <dir>` from the environment. The port variable is passed on, since
+/// `resume` starts the server on $SHEDLOCK_<X>_PORT (or the default port): a suite running on a
+/// server with another port must bring it back there, not onto somebody else's port.
+std::function<void()> script_action(const std::string& env_prefix, const std::string& script_name,
+                                    const std::string& port_var, int port, const std::string& command) {
+    const std::string script = required_env(env_prefix + "_SCRIPT", script_name);
+    const std::string dir = required_env(env_prefix + "_DIR", script_name);
+    const std::string line = port_var + "=" + std::to_string(port) + " '" + script + "' " + command + " '" + dir +
+                             "' </dev/null >/dev/null 2>&1";
+    return [line] {
+        if (std::system(line.c_str()) != 0) throw std::runtime_error("`" + line + "` failed");
+    };
+}
+
+server_handle script_server(const std::string& name, const std::string& uri_text, const std::string& env_prefix,
+                            const std::string& script_name, const std::string& port_var) {
+    const provider_uri uri = parse_provider_uri(uri_text);
+    const int port = uri.port.value_or(0);
+    return {name, uri.host, port, script_action(env_prefix, script_name, port_var, port, "halt"),
+            script_action(env_prefix, script_name, port_var, port, "resume")};
+}
+
+std::string with_query(const std::string& uri, const std::string& query) {
+    return uri + (uri.find('?') == std::string::npos ? "?" : "&") + query;
+}
+
+backend_setup sqlite_backend(const std::string& work_dir, const std::string& run_id) {
+    const std::string uri = "sqlite://" + work_dir + "/locks.db?table=chaos_locks";
+    backend_setup b;
+    b.lanes.push_back({"client_time", "chaos-ct-" + run_id, uri, true, false, -1, client_skew_ms});
+    b.lanes.push_back({"db_time", "chaos-db-" + run_id, with_query(uri, "use_db_time=true"), true, false, -1,
+                       client_skew_ms});
+    return b;
+}
+
+backend_setup sql_server_backend(const std::string& backend, const std::string& run_id) {
+    const bool pg = backend == "postgres";
+    const std::string uri_var = pg ? "SHEDLOCK_TEST_POSTGRES_URI" : "SHEDLOCK_TEST_MYSQL_URI";
+    const std::string prefix = pg ? "SHEDLOCK_TEST_POSTGRES" : "SHEDLOCK_TEST_MARIADB";
+    const std::string script = pg ? "postgres" : "mariadb";
+    const std::string base = required_env(uri_var, script);
+    const std::string uri = with_query(base, "table=chaos_locks&connect_timeout=2s&statement_timeout=3s");
+    backend_setup b;
+    b.servers.push_back(script_server(script, base, prefix, script, pg ? "SHEDLOCK_POSTGRES_PORT" : "SHEDLOCK_MARIADB_PORT"));
+    b.lanes.push_back({"client_time", "chaos-ct-" + run_id, uri, true, false, 0, client_skew_ms});
+    b.lanes.push_back({"db_time", "chaos-db-" + run_id, with_query(uri, "use_db_time=true"), false, false, 0, db_skew_ms});
+    return b;
+}
+
+backend_setup redis_backend(const std::string& work_dir, const std::string& run_id) {
+    const std::string base = required_env("SHEDLOCK_TEST_REDIS_URI", "redis");
+    backend_setup b;
+    b.servers.push_back(script_server("redis", base, "SHEDLOCK_TEST_REDIS", "redis", "SHEDLOCK_REDIS_PORT"));
+    auto aof = std::make_shared<own_redis>(work_dir + "/redis-aof");
+    b.servers.push_back({"redis-aof", "127.0.0.1", aof->port(), [aof] { aof->crash(); }, [aof] { aof->restart(); }});
+    b.owned.push_back(aof);
+    const std::string aof_uri = "redis://127.0.0.1:" + std::to_string(aof->port()) + "/0";
+    b.lanes.push_back({"volatile", "chaos-vol-" + run_id, with_query(base, "prefix=chaos"), false, true, 0, db_skew_ms});
+    b.lanes.push_back({"aof", "chaos-aof-" + run_id, with_query(aof_uri, "prefix=chaos"), false, false, 1, db_skew_ms});
+    return b;
+}
+
+}  // namespace
+
+backend_setup make_backend(const std::string& backend, const std::string& work_dir, const std::string& run_id) {
+    if (backend == "sqlite") return sqlite_backend(work_dir, run_id);
+    if (backend == "postgres" || backend == "mysql") return sql_server_backend(backend, run_id);
+    if (backend == "redis") return redis_backend(work_dir, run_id);
+    throw std::runtime_error("unknown backend " + backend);
+}
+
+std::string redirect_uri(const std::string& uri, const server_handle& server, int new_port) {
+    const std::string from = server.host + ":" + std::to_string(server.port);
+    const auto at = uri.find(from);
+    if (at == std::string::npos) throw std::runtime_error("cannot find " + from + " in a provider URI");
+    return uri.substr(0, at) + "127.0.0.1:" + std::to_string(new_port) + uri.substr(at + from.size());
+}
+
+}  // namespace shedlock::chaos

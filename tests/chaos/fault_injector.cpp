@@ -1,0 +1,196 @@
+#include "fault_injector.hpp"
+
+#include "chaos_clock.hpp"
+#include "process.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace shedlock::chaos {
+namespace {
+
+constexpr std::int64_t tend_step_us = 10'000;
+
+bool has_command(const running_attempt& r) { return !children_of(r.cli).empty(); }
+
+/// A pidfd of the command `shedlock run` started; -1 when it has none (not yet, or no more).
+int command_pidfd(pid_t cli) {
+    for (pid_t child : children_of(cli))
+        if (const int fd = open_child_pidfd(cli, child); fd >= 0) return fd;
+    return -1;
+}
+
+}  // namespace
+
+fault_injector::fault_injector(const run_options& options, backend_setup& setup,
+                               std::vector<std::unique_ptr<tcp_proxy>>& proxies, attempt_registry& registry,
+                               std::uint64_t seed)
+    : options_(options), setup_(setup), proxies_(proxies), registry_(registry), rng_(seed) {}
+
+std::vector<std::string> fault_injector::applicable_kinds() const {
+    std::vector<std::string> kinds;
+    for (const auto& kind : options_.faults) {
+        if (kind == "clock" || kind == "clock_jump") continue;  // drawn per attempt by the workers
+        const bool needs_server = kind == "restart";
+        const bool needs_network = kind == "latency" || kind == "black_hole" || kind == "reset";
+        if (needs_server && setup_.servers.empty()) continue;
+        if (needs_network && proxies_.empty()) continue;
+        kinds.push_back(kind);
+    }
+    return kinds;
+}
+
+void fault_injector::run(const std::atomic<bool>& stop) {
+    const auto kinds = applicable_kinds();
+    // Bounded in time: every pass sleeps, then injects one fault of bounded duration.
+    while (!stop) {
+        tend(ms_to_us(uniform(500, 2000)), &stop);
+        if (stop || kinds.empty()) continue;
+        try {
+            inject(kinds[static_cast<std::size_t>(uniform(0, static_cast<int>(kinds.size()) - 1))]);
+        } catch (const std::exception& e) {
+            std::lock_guard lock(events_mutex_);
+            error_ = e.what();
+            break;
+        }
+    }
+    for (auto& proxy : proxies_) proxy->heal();
+    continue_due(true);
+}
+
+void fault_injector::inject(const std::string& kind) {
+    if (kind == "kill_cli") kill_cli();
+    else if (kind == "kill_command") kill_command();
+    else if (kind == "stop") stop_holder();
+    else if (kind == "restart") restart_server();
+    else network(kind);
+}
+
+bool fault_injector::kill_cli() {
+    return registry_.with_random(
+        rng_, [](const running_attempt& r) { return !r.faults.stopped && !r.faults.killed_cli; },
+        [this](running_attempt& r) {
+            ::kill(r.cli, SIGKILL);
+            const std::int64_t now = now_us();
+            r.faults.killed_cli = true;
+            r.faults.kill_us = now;
+            record({"kill_cli", now, now, -1, r.plan.id});
+        });
+}
+
+bool fault_injector::kill_command() {
+    return registry_.with_random(
+        rng_, [](const running_attempt& r) { return !r.faults.stopped && !r.faults.killed_cli && has_command(r); },
+        [this](running_attempt& r) {
+            const int fd = command_pidfd(r.cli);
+            if (fd < 0 || !send_signal(fd, SIGKILL)) {
+                if (fd >= 0) ::close(fd);
+                return;
+            }
+            ::close(fd);
+            r.faults.killed_command = true;
+            const std::int64_t now = now_us();
+            record({"kill_command", now, now, -1, r.plan.id});
+        });
+}
+
+// Stops `shedlock run` and its command past the lease, so another worker takes the lock while
+// this holder still believes it has it; both are continued later (continue_due).
+bool fault_injector::stop_holder() {
+    const std::int64_t stop_for = ms_to_us(options_.at_most.count() + uniform(300, 1000));
+    return registry_.with_random(
+        rng_, [](const running_attempt& r) { return !r.faults.stopped && !r.faults.killed_cli && has_command(r); },
+        [&](running_attempt& r) {
+            ::kill(r.cli, SIGSTOP);
+            r.stopped_command_pidfd = command_pidfd(r.cli);
+            if (r.stopped_command_pidfd >= 0) send_signal(r.stopped_command_pidfd, SIGSTOP);
+            r.faults.stopped = true;
+            r.faults.stop_us = now_us();
+            pending_.push_back({r.faults.stop_us + stop_for, r.plan.id});
+        });
+}
+
+void fault_injector::continue_due(bool all) {
+    const std::int64_t now = now_us();
+    std::erase_if(pending_, [&](const pending_cont& p) {
+        if (!all && p.due_us > now) return false;
+        fault_event e{"stop", 0, now, -1, p.attempt};
+        registry_.with_attempt(p.attempt, [&](running_attempt& r) {
+            ::kill(r.cli, SIGCONT);
+            if (r.stopped_command_pidfd >= 0) {
+                send_signal(r.stopped_command_pidfd, SIGCONT);
+                ::close(r.stopped_command_pidfd);
+                r.stopped_command_pidfd = -1;
+            }
+            r.faults.cont_us = now;
+            e.start_us = r.faults.stop_us;
+        });
+        if (e.start_us > 0) record(e);
+        return true;
+    });
+}
+
+void fault_injector::restart_server() {
+    const int server = uniform(0, static_cast<int>(setup_.servers.size()) - 1);
+    const std::int64_t start = now_us();
+    setup_.servers[server].halt();
+    tend(ms_to_us(uniform(300, 1500)));
+    // A server left down would fail every later test on it: try hard to bring it back.
+    for (int tries = 1;; ++tries) {
+        try {
+            setup_.servers[server].resume();
+            break;
+        } catch (const std::exception&) {
+            if (tries == 3) throw;
+            tend(1'000'000);
+        }
+    }
+    record({"restart", start, now_us(), server, -1});
+}
+
+void fault_injector::network(const std::string& kind) {
+    const int server = uniform(0, static_cast<int>(proxies_.size()) - 1);
+    tcp_proxy& proxy = *proxies_[server];
+    const std::int64_t start = now_us();
+    if (kind == "reset") {
+        proxy.reset_all();
+    } else if (kind == "latency") {
+        proxy.set_latency(std::chrono::milliseconds{uniform(50, 200)});
+        tend(ms_to_us(uniform(1000, 3000)));
+    } else {
+        proxy.set_black_hole(true);
+        tend(ms_to_us(uniform(500, 2500)));
+    }
+    proxy.heal();
+    record({kind, start, now_us(), server, -1});
+}
+
+void fault_injector::tend(std::int64_t us, const std::atomic<bool>* stop) {
+    const std::int64_t end = now_us() + us;
+    // Bounded: the end does not move; each step sleeps at most tend_step_us.
+    while (now_us() < end && !(stop && *stop)) {
+        continue_due(false);
+        sleep_us(std::min(tend_step_us, end - now_us()));
+    }
+    continue_due(false);
+}
+
+void fault_injector::record(fault_event e) {
+    std::lock_guard lock(events_mutex_);
+    events_.push_back(std::move(e));
+}
+
+std::vector<fault_event> fault_injector::events() const {
+    std::lock_guard lock(events_mutex_);
+    return events_;
+}
+
+std::string fault_injector::error() const {
+    std::lock_guard lock(events_mutex_);
+    return error_;
+}
+
+}  // namespace shedlock::chaos
