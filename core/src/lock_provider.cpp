@@ -2,6 +2,7 @@
 #include <shedlock/lock_provider.hpp>
 #include <shedlock/owner_token.hpp>
 
+#include <algorithm>
 #include <iostream>
 
 namespace shedlock {
@@ -9,6 +10,9 @@ namespace shedlock {
 std::optional<lock_handle> lock_provider::try_lock(const lock_configuration& config) {
     auto granted = do_try_lock(config, make_owner_token());
     if (!granted) return std::nullopt;
+    // Counted from the answer, not the request: the hold then lasts at least lock_at_least_for
+    // from whenever the backend granted it.
+    granted->keep_deadline = clock().monotonic_now() + config.lock_at_least_for();
     return lock_handle(*this, std::move(*granted));
 }
 
@@ -23,6 +27,11 @@ bool lock_provider::force_release(const std::string& name) {
         return true;
     }
     return false;
+}
+
+std::chrono::milliseconds lock_provider::remaining_hold(const lease& held) const {
+    const auto left = held.keep_deadline - clock().monotonic_now();
+    return std::max(std::chrono::ceil<std::chrono::milliseconds>(left), std::chrono::milliseconds{0});
 }
 
 void lock_provider::delete_records(const std::vector<std::string>&) {

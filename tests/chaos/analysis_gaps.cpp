@@ -19,7 +19,9 @@ struct span {
 std::vector<span> coverage(const lane_model& lane) {
     std::vector<span> spans;
     for (const auto& a : lane.attempts) {
-        if (a.began) spans.push_back({a.begin, a.hold_end});
+        // Stopped before its command logged `begin`, it may have held the lock since its spawn.
+        const bool begin_late = a.record->faults.stopped && a.record->faults.stop_us < a.begin;
+        if (a.began && !begin_late) spans.push_back({a.begin, a.hold_end});
         else if (a.record->status != 75) spans.push_back({a.spawn, a.hold_end});
     }
     std::sort(spans.begin(), spans.end(), [](const span& x, const span& y) { return x.from < y.from; });

@@ -70,6 +70,18 @@ TEST_CASE("a grant inside another holder's live lease is an exclusion violation"
     CHECK(count(run.analyze_lane(), "exclusion") == 1);
 }
 
+TEST_CASE("a higher token that begins inside an earlier holder's section is an exclusion violation", "[chaos]") {
+    fake_run run;
+    run.holder(1, 0, 100 * ms, 400 * ms, 1);
+    run.holder(2, 50 * ms, 300 * ms, 500 * ms, 2);  // started before 1 began: only the token orders them
+    CHECK(count(run.analyze_lane(), "exclusion") == 1);
+    run.journal.clear();
+    run.attempts.clear();
+    run.holder(1, 0, 100 * ms, 400 * ms, 2);  // the other way round: 2 came first and began late
+    run.holder(2, 50 * ms, 300 * ms, 500 * ms, 1);
+    CHECK(count(run.analyze_lane(), "exclusion") == 1);
+}
+
 TEST_CASE("a skewed clock excuses the break on a client-clock lane only", "[chaos]") {
     fake_run run;
     run.lanes.front().client_clock = true;

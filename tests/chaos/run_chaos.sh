@@ -7,13 +7,19 @@
 #   tests/chaos/run_chaos.sh --soak                  # hours each (see --help of chaos_suite)
 #
 # Arguments that start with -- go to every chaos_suite run; the others name backends.
-# Environment: SHEDLOCK_CHAOS_BUILD (default build/test), SHEDLOCK_CHAOS_PORT_BASE (default 45000:
-# PostgreSQL on +1, MariaDB on +2, Redis on +3 and its replica on +4).
+# Environment: SHEDLOCK_CHAOS_BUILD (default build/chaos: a build configured with
+# -DSHEDLOCK_BUILD_CHAOS=ON), SHEDLOCK_CHAOS_PORT_BASE (default 45000: PostgreSQL on +1, MariaDB
+# on +2, Redis on +3 and its replica on +4).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-build="${SHEDLOCK_CHAOS_BUILD:-$root/build/test}"
+build="${SHEDLOCK_CHAOS_BUILD:-$root/build/chaos}"
 suite="$build/tests/chaos/chaos_suite"
-[ -x "$suite" ] || { echo "run_chaos.sh: $suite not built: cmake --build $build --target chaos_suite" >&2; exit 2; }
+if [ ! -x "$suite" ]; then
+  echo "run_chaos.sh: $suite is not built. The suite is opt-in:" >&2
+  echo "  cmake -S $root -B $build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHEDLOCK_BUILD_CHAOS=ON" >&2
+  echo "  cmake --build $build --target chaos_suite" >&2
+  exit 2
+fi
 
 backends=()
 args=()

@@ -9,6 +9,7 @@
 #include <shedlock/error.hpp>
 #include <shedlock/provider_uri.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <vector>
 
@@ -98,8 +99,15 @@ void check_uri(const std::string& text, const secret& s) {
         return;
     }
     expect_hidden(uri.redacted(), s, text, "redacted()");
-    for (const auto& reader : provider_uri_readers())
+    const auto& readers = provider_uri_readers();
+    const auto takes = [&](const provider_uri_reader& r) {
+        return std::find(r.schemes.begin(), r.schemes.end(), uri.scheme) != r.schemes.end();
+    };
+    const bool anyone_takes = std::any_of(readers.begin(), readers.end(), takes);
+    for (const auto& reader : readers) {
+        if (anyone_takes && !reader.schemes.empty() && !takes(reader)) continue;  // a sure, cheap rejection
         for (const auto& seen : reader.read(uri)) expect_hidden(seen, s, text, reader.name);
+    }
 }
 
 void check_provider_uri(std::string_view input) {

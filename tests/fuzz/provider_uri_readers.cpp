@@ -74,18 +74,18 @@ std::vector<std::string> read_provider(const provider_uri& uri) {
 
 const std::vector<provider_uri_reader>& provider_uri_readers() {
     static const std::vector<provider_uri_reader> readers{
-        {"uri_options", read_generic},
+        {"uri_options", {}, read_generic},
 #ifdef SHEDLOCK_FUZZ_WITH_SQLITE
-        {"sqlite", read_provider<providers::sqlite_run_options>},
+        {"sqlite", {"sqlite"}, read_provider<providers::sqlite_run_options>},
 #endif
 #ifdef SHEDLOCK_FUZZ_WITH_POSTGRES
-        {"postgres", read_provider<providers::postgres_run_options>},
+        {"postgres", {"postgresql", "postgres"}, read_provider<providers::postgres_run_options>},
 #endif
 #ifdef SHEDLOCK_FUZZ_WITH_MYSQL
-        {"mysql", read_provider<providers::mysql_run_options>},
+        {"mysql", {"mysql", "mariadb"}, read_provider<providers::mysql_run_options>},
 #endif
 #ifdef SHEDLOCK_FUZZ_WITH_REDIS
-        {"redis", read_provider<providers::redis_run_options>},
+        {"redis", {"redis"}, read_provider<providers::redis_run_options>},
 #endif
     };
     return readers;

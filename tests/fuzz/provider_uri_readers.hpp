@@ -11,6 +11,9 @@ namespace shedlock::fuzz {
 
 struct provider_uri_reader {
     std::string name;
+    /// The schemes the reader accepts; empty: every scheme. Readers are asked only for their own
+    /// schemes, or all of them for a scheme no reader takes (each then rejects it).
+    std::vector<std::string> schemes;
     /// Reads the URI as this provider would and returns the text a user may see of it: the
     /// configuration_error messages (caught here) and what the provider shows of the options it
     /// read (a redacted server URI, the host). Any other exception escapes.

@@ -56,3 +56,20 @@ TEST_CASE("mysql: server stop and start: storage_error while down, recovery with
     CHECK(failed_after_restart <= 1);
     CHECK_FALSE(provider->try_lock({"restart-held", std::chrono::minutes{5}}));  // the committed lock survived
 }
+
+TEST_CASE("mysql: a holder's unlock after a server restart releases the lock", "[mysql][restart]") {
+    // The pooled connection idled through the restart: the owner-checked unlock is retried once
+    // on a new connection instead of leaving the lock held until its lock_until.
+    auto o = providers::mysql_options::from_uri(
+        parse_provider_uri(test::required_env("SHEDLOCK_TEST_MYSQL_URI", "scripts/servers/mariadb.sh")));
+    o.table = "restart_unlock_" + std::to_string(::getpid());
+    o.create_schema_if_missing = true;
+    o.connect_timeout = std::chrono::seconds{2};
+    auto provider = make_mysql_lock_provider(o);
+    auto held = provider->try_lock({"restart-unlock", std::chrono::minutes{5}});
+    REQUIRE(held);
+    test::control_server("SHEDLOCK_TEST_MARIADB", "halt");
+    test::control_server("SHEDLOCK_TEST_MARIADB", "resume");
+    CHECK_NOTHROW(held->unlock());
+    CHECK(provider->try_lock({"restart-unlock", std::chrono::minutes{5}}));
+}

@@ -118,3 +118,17 @@ TEST_CASE("postgres: server stop and start: storage_error while down, recovery w
     CHECK(failed_after_restart <= 1);
     CHECK_FALSE(provider->try_lock({"restart-held", std::chrono::minutes{5}}));  // the committed lock survived
 }
+
+TEST_CASE("postgres: a holder's unlock after a server restart releases the lock", "[postgres][restart]") {
+    // The pooled connection idled through the restart: the owner-checked unlock is retried once
+    // on a new connection instead of leaving the lock held until its lock_until.
+    auto o = options_for("restart_unlock");
+    o.connect_timeout = std::chrono::seconds{2};
+    auto provider = make_postgres_lock_provider(o);
+    auto held = provider->try_lock({"restart-unlock", std::chrono::minutes{5}});
+    REQUIRE(held);
+    test::control_server("SHEDLOCK_TEST_POSTGRES", "halt");
+    test::control_server("SHEDLOCK_TEST_POSTGRES", "resume");
+    CHECK_NOTHROW(held->unlock());
+    CHECK(provider->try_lock({"restart-unlock", std::chrono::minutes{5}}));
+}

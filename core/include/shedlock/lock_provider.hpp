@@ -24,8 +24,13 @@ struct lease {
     std::string owner;       ///< owner token written to `locked_by`
     timestamp locked_at;     ///< as stored by the backend
     timestamp lock_until;    ///< end of the lease, in the backend's time base
-    timestamp keep_until;    ///< unlock leaves the lock held until here (lock_at_least_for)
+    timestamp keep_until;    ///< unlock leaves the lock held until here (lock_at_least_for); for display
     std::optional<std::int64_t> fencing_token;  ///< empty when the backend has no counter
+    /// The same minimum hold on clock().monotonic_now(), set by try_lock/extend once the backend
+    /// answered. Unlock hands the backend only what is left of it (remaining_hold), so a wall
+    /// clock stepped while the lock is held neither stretches the hold past lock_at_least_for
+    /// nor cuts it short.
+    monotonic_time keep_deadline{};
 };
 
 /// One stored lock record, for inspection (`shedlock locks`).
@@ -109,14 +114,21 @@ private:
     friend class lock_handle;
     /// Acquire with the given owner token; empty when the lock is live.
     virtual std::optional<lease> do_try_lock(const lock_configuration& config, const std::string& owner) = 0;
-    /// Release: `lock_until = max(now, held.keep_until)` for the record owned by `held.owner`.
-    /// A record owned by someone else is left untouched.
+    /// Release: `lock_until = now + remaining_hold(held)` for the live record owned by
+    /// `held.owner`. A record owned by someone else is left untouched.
     virtual void do_unlock(const lease& held) = 0;
     /// If still owner and `lock_until > now`: `lock_until = now + at_most`. Empty otherwise.
     virtual std::optional<lease> do_extend(const lease& held, std::chrono::milliseconds at_most,
                                            std::chrono::milliseconds at_least) = 0;
 
     void report_error(const std::string& name, const std::exception& e) noexcept;
+
+protected:
+    /// What is left of `held`'s minimum hold (lock_at_least_for), measured on the monotonic clock
+    /// and rounded up; zero once it has passed. Never more than the lock_at_least_for granted.
+    std::chrono::milliseconds remaining_hold(const lease& held) const;
+
+private:
 
     const shedlock::clock* clock_;
     lock_error_handler error_handler_;

@@ -11,18 +11,25 @@ namespace shedlock {
 /// Stored lock times: UTC wall clock, millisecond precision (what TIMESTAMP(3) holds).
 using timestamp = std::chrono::sys_time<std::chrono::milliseconds>;
 
+/// Elapsed-time measurements (how much of a lock's minimum hold is left): a clock that never
+/// jumps with the wall clock (an NTP step, a resumed VM).
+using monotonic_time = std::chrono::steady_clock::time_point;
+
 /// The source of "now" for lock times. Implementations are safe for concurrent use.
 class clock {
 public:
     virtual ~clock() = default;
     /// Current UTC time, truncated to milliseconds.
     virtual timestamp now() const = 0;
+    /// Current monotonic time: durations measured on it survive wall-clock steps.
+    virtual monotonic_time monotonic_now() const = 0;
 };
 
 /// The host's `std::chrono::system_clock`.
 class system_clock final : public clock {
 public:
     timestamp now() const override;
+    monotonic_time monotonic_now() const override { return std::chrono::steady_clock::now(); }
     /// A process-wide instance (providers default to it).
     static const system_clock& instance();
 };
@@ -33,6 +40,8 @@ public:
     explicit manual_clock(timestamp start = timestamp{std::chrono::milliseconds{1'700'000'000'000}})
         : now_(start.time_since_epoch().count()) {}
     timestamp now() const override { return timestamp{std::chrono::milliseconds{now_.load()}}; }
+    /// Moves with now(): a test that advances this clock advances elapsed time too.
+    monotonic_time monotonic_now() const override { return monotonic_time{std::chrono::milliseconds{now_.load()}}; }
     void set(timestamp t) { now_.store(t.time_since_epoch().count()); }
     void advance(std::chrono::milliseconds d) { now_.fetch_add(d.count()); }
 

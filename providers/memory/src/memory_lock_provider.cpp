@@ -21,7 +21,7 @@ void memory_lock_provider::do_unlock(const lease& held) {
     const timestamp now = clock().now();
     // Only a live lease: an expired or force-released lock stays free (as on every backend).
     if (it == records_.end() || it->second.locked_by != held.owner || it->second.lock_until <= now) return;
-    it->second.lock_until = std::max(now, held.keep_until);
+    it->second.lock_until = now + remaining_hold(held);
 }
 
 std::optional<lease> memory_lock_provider::do_extend(const lease& held, std::chrono::milliseconds at_most,

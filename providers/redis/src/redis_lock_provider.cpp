@@ -75,10 +75,9 @@ std::optional<lease> redis_lock_provider::do_try_lock(const lock_configuration& 
 }
 
 void redis_lock_provider::do_unlock(const lease& held) {
-    // keep_until is on the client clock, so the remaining minimum hold is measured there and
-    // handed to Redis as a relative TTL; <= 0 deletes the key.
-    const auto remaining = held.keep_until - clock().now();
-    run(redis_script::unlock, held.name, held.owner, std::max(remaining, std::chrono::milliseconds{0}));
+    // The remaining minimum hold, measured on the client's monotonic clock, becomes a relative
+    // TTL; 0 deletes the key.
+    run(redis_script::unlock, held.name, held.owner, remaining_hold(held));
 }
 
 std::optional<lease> redis_lock_provider::do_extend(const lease& held, std::chrono::milliseconds at_most,

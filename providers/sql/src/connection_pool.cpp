@@ -6,22 +6,25 @@ namespace shedlock::providers::sql {
 connection_pool::connection_pool(connection_factory factory, std::size_t size, std::chrono::milliseconds wait_timeout)
     : factory_(std::move(factory)), size_(size == 0 ? 1 : size), wait_timeout_(wait_timeout) {}
 
-connection_pool::lease::lease(connection_pool& owner) : pool(owner), connection(owner.acquire()) {}
+connection_pool::lease::lease(connection_pool& owner) : pool(owner), connection(owner.acquire(reused)) {}
 
 connection_pool::lease::~lease() {
     if (connection) pool.release(std::move(connection), false);
 }
 
-void connection_pool::lease::discard_if_broken(std::exception_ptr error) noexcept {
+bool connection_pool::lease::discard_if_broken(std::exception_ptr error) noexcept {
     try {
         std::rethrow_exception(error);
     } catch (const storage_error& e) {
-        if (e.category() == storage_category::unavailable) pool.release(std::move(connection), true);
+        if (e.category() != storage_category::unavailable) return false;
+        pool.release(std::move(connection), true);
+        return true;
     } catch (...) {
     }
+    return false;
 }
 
-std::unique_ptr<sql_connection> connection_pool::acquire() {
+std::unique_ptr<sql_connection> connection_pool::acquire(bool& reused) {
     std::unique_lock lock(mutex_);
     const bool ready = available_.wait_for(lock, wait_timeout_, [this] { return !idle_.empty() || open_ < size_; });
     if (!ready)
@@ -30,6 +33,7 @@ std::unique_ptr<sql_connection> connection_pool::acquire() {
     if (!idle_.empty()) {
         auto connection = std::move(idle_.back());
         idle_.pop_back();
+        reused = true;
         return connection;
     }
     ++open_;  // reserve the slot, then connect without holding the mutex

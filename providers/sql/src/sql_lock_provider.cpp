@@ -99,18 +99,21 @@ std::optional<lease> sql_lock_provider::do_try_lock(const lock_configuration& co
 
 void sql_lock_provider::do_unlock(const lease& held) {
     slot_values v{held.name, held.owner, clock().now(), {}, {}, {}, {}};
-    v.unlock_until = std::max(v.now, held.keep_until);
-    v.keep_for = v.unlock_until - v.now;
+    // Relative to each clock's own now (the client's here, the server's in use_db_time
+    // statements): a wall clock stepped since the acquisition changes neither.
+    v.keep_for = remaining_hold(held);
+    v.unlock_until = v.now + v.keep_for;
     // The unlock may commit asynchronously where the dialect allows it: if the server loses it
     // in a crash, the lock merely stays until its lock_until.
-    pool_.run([&](sql_connection& c) { return c.execute_relaxed(unlock_.sql, bind(unlock_, v)); });
+    pool_.run_idempotent([&](sql_connection& c) { return c.execute_relaxed(unlock_.sql, bind(unlock_, v)); });
 }
 
 std::optional<lease> sql_lock_provider::do_extend(const lease& held, std::chrono::milliseconds at_most,
                                                   std::chrono::milliseconds at_least) {
     slot_values v{held.name, held.owner, clock().now(), {}, {}, at_most, {}};
     v.lock_until = v.now + at_most;
-    const auto result = pool_.run([&](sql_connection& c) { return c.execute(extend_.sql, bind(extend_, v)); });
+    const auto result =
+        pool_.run_idempotent([&](sql_connection& c) { return c.execute(extend_.sql, bind(extend_, v)); });
     const bool by_rows = dialect_->acquire_reports() == acquire_result::returning_row;
     if (by_rows ? result.rows.empty() : result.affected_rows <= 0) return std::nullopt;
     lease extended = held;

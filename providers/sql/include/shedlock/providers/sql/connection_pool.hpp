@@ -39,16 +39,38 @@ public:
         }
     }
 
+    /// run(fn), once more on a new connection when a connection that had idled in the pool turned
+    /// out to be broken (a server restart or a network reset while it idled). Only for
+    /// statements that may safely run twice, such as the owner-checked unlock and extend: without
+    /// it a holder's unlock after a long task fails and the lock stays held until lock_until.
+    template <typename Fn>
+    auto run_idempotent(Fn&& fn) {
+        bool reused = false;
+        {
+            lease borrowed(*this);
+            reused = borrowed.reused;
+            try {
+                return fn(*borrowed.connection);
+            } catch (...) {
+                const bool broken = borrowed.discard_if_broken(std::current_exception());
+                if (!broken || !reused) throw;
+            }
+        }
+        return run(fn);  // the broken connection dropped every idle one: this one is new
+    }
+
 private:
     struct lease {
         explicit lease(connection_pool& pool);
         ~lease();
-        void discard_if_broken(std::exception_ptr error) noexcept;
+        /// True when the error was `unavailable` and the connection was dropped.
+        bool discard_if_broken(std::exception_ptr error) noexcept;
         connection_pool& pool;
+        bool reused = false;  ///< taken from the idle list rather than opened for this call
         std::unique_ptr<sql_connection> connection;
     };
 
-    std::unique_ptr<sql_connection> acquire();
+    std::unique_ptr<sql_connection> acquire(bool& reused);
     void release(std::unique_ptr<sql_connection> connection, bool broken);
 
     connection_factory factory_;
