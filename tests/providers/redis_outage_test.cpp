@@ -159,3 +159,19 @@ TEST_CASE("redis outage: fencing tokens keep increasing across a restart without
     REQUIRE(after);
     CHECK(*after->fencing_token() > last);
 }
+
+TEST_CASE("redis outage: a holder's unlock after a restart does not fail", "[redis][outage]") {
+    // The pooled connection idled through the restart: the owner-checked unlock is retried once on
+    // a new connection instead of failing (the lock itself died with the unpersisted server).
+    auto options = test::redis_test_options();
+    options.prefix = test::unique_prefix("restart-unlock");
+    auto provider = make_redis_lock_provider(options);
+    auto held = provider->try_lock({"held", milliseconds{60'000}});
+    REQUIRE(held);
+    {
+        halted_server server;
+        server.resume();
+    }
+    CHECK_NOTHROW(held->unlock());
+    CHECK(provider->try_lock({"held", milliseconds{60'000}}));
+}

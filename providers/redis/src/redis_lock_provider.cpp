@@ -56,13 +56,18 @@ std::int64_t redis_lock_provider::run(redis_script script, const std::string& na
     std::vector<std::string_view> keys{lock_key};
     if (!fence_key.empty()) keys.push_back(fence_key);
     const std::string millis = std::to_string(ms.count());
-    auto connection = pool_.borrow();
-    auto reply = scripts_.run(*connection, script, keys, {owner, millis});
-    if (reply->type != REDIS_REPLY_INTEGER)
-        throw storage_error(storage_category::invalid_data,
-                            connection->where() + " answered a lock script with a non-integer reply; is the key \"" +
-                                lock_key + "\" written by something else?");
-    return reply->integer;
+    const auto call = [&](detail::redis_connection& connection) {
+        auto reply = scripts_.run(connection, script, keys, {owner, millis});
+        if (reply->type != REDIS_REPLY_INTEGER)
+            throw storage_error(storage_category::invalid_data,
+                                connection.where() + " answered a lock script with a non-integer reply; is the key \"" +
+                                    lock_key + "\" written by something else?");
+        return reply->integer;
+    };
+    // Unlock and extend are owner-checked, so running one twice is harmless: a connection that
+    // broke while it idled in the pool (a restart, a reset) gets one retry on a new one.
+    if (script == redis_script::acquire) return pool_.run(call);
+    return pool_.run_idempotent(call);
 }
 
 std::optional<lease> redis_lock_provider::do_try_lock(const lock_configuration& config, const std::string& owner) {

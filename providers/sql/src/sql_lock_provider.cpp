@@ -46,7 +46,7 @@ sql_lock_provider::sql_lock_provider(std::unique_ptr<sql_dialect> dialect, conne
       dialect_(std::move(dialect)),
       options_(std::move(options)),
       table_(options_.table),
-      pool_(std::move(factory), options_.pool_size, options_.pool_wait) {
+      pool_(std::move(factory), pool_settings(options_.pool_size, options_.pool_wait)) {
     check_schema();
     acquire_ = dialect_->acquire(table_, statement_options_());
     unlock_ = dialect_->unlock(table_, statement_options_());
