@@ -50,27 +50,41 @@ function(shedlock_register_provider name)
   set_property(GLOBAL APPEND PROPERTY SHEDLOCK_REGISTERED_PROVIDERS ${name})
 endfunction()
 
-# shedlock_provider_option(<NAME> <found>): reads SHEDLOCK_PROVIDER_<NAME> (ON|OFF|AUTO) and sets
-# SHEDLOCK_WITH_<NAME> in the caller. ON without the dependency is a configure error.
-function(shedlock_provider_option name found)
-  set(SHEDLOCK_PROVIDER_${name} AUTO CACHE STRING "Build the ${name} provider: ON, OFF or AUTO")
-  set_property(CACHE SHEDLOCK_PROVIDER_${name} PROPERTY STRINGS ON OFF AUTO)
-  set(value ${SHEDLOCK_PROVIDER_${name}})
+# shedlock_switch(<variable> <found> <description> <hint>): reads the cache variable <variable>
+# (ON|OFF|AUTO, default AUTO) and sets <variable>_ENABLED in the caller: ON builds it or fails the
+# configure naming what is missing (<hint>), AUTO builds it when <found> is true, OFF never does.
+function(shedlock_switch variable found description hint)
+  if(NOT DEFINED CACHE{${variable}})
+    set(${variable} AUTO CACHE STRING "${description}: ON, OFF or AUTO")
+  endif()
+  set_property(CACHE ${variable} PROPERTY STRINGS ON OFF AUTO)
+  string(TOUPPER "${${variable}}" value)
+  if(value MATCHES "^(TRUE|YES|1)$")
+    set(value ON)
+  elseif(value MATCHES "^(FALSE|NO|0)$")
+    set(value OFF)
+  endif()
   if(NOT value MATCHES "^(ON|OFF|AUTO)$")
-    message(FATAL_ERROR "SHEDLOCK_PROVIDER_${name}=\"${value}\" is not ON, OFF or AUTO")
+    message(FATAL_ERROR "${variable}=\"${${variable}}\" is not ON, OFF or AUTO")
   endif()
   if(value STREQUAL "OFF")
     set(with OFF)
   elseif(${found})
     set(with ON)
   elseif(value STREQUAL "ON")
-    message(FATAL_ERROR "SHEDLOCK_PROVIDER_${name}=ON but its client library was not found; "
-                        "install it (see scripts/install-deps.sh) or set SHEDLOCK_PROVIDER_${name}=AUTO")
+    message(FATAL_ERROR "${variable}=ON but ${hint}; install it (see scripts/install-deps.sh) or set ${variable}=AUTO")
   else()
     set(with OFF)
   endif()
-  set(SHEDLOCK_WITH_${name} ${with} PARENT_SCOPE)
-  set_property(GLOBAL APPEND PROPERTY SHEDLOCK_PROVIDER_SUMMARY "${name}=${with}")
+  set(${variable}_ENABLED ${with} PARENT_SCOPE)
+endfunction()
+
+# shedlock_provider_option(<NAME> <found>): SHEDLOCK_PROVIDER_<NAME> (ON|OFF|AUTO); sets
+# SHEDLOCK_WITH_<NAME> in the caller.
+function(shedlock_provider_option name found)
+  shedlock_switch(SHEDLOCK_PROVIDER_${name} ${found} "Build the ${name} provider" "its client library was not found")
+  set(SHEDLOCK_WITH_${name} ${SHEDLOCK_PROVIDER_${name}_ENABLED} PARENT_SCOPE)
+  set_property(GLOBAL APPEND PROPERTY SHEDLOCK_PROVIDER_SUMMARY "${name}=${SHEDLOCK_PROVIDER_${name}_ENABLED}")
 endfunction()
 
 function(shedlock_install_package)

@@ -30,13 +30,16 @@ struct daemon_options {
     std::string grace = "PT30S";
 };
 
+/// A duration for display; "(none)" when unset.
+std::string shown(const std::optional<std::chrono::milliseconds>& d) { return d ? format_duration(*d) : "(none)"; }
+
 int dry_run(const std::vector<task_definition>& tasks, const shedlock_config& config, std::size_t count) {
     const timestamp now = system_clock::instance().now();
     for (const auto& t : tasks) {
         std::cout << t.name << ": " << t.schedule.describe() << ", lock_at_most_for "
-                  << t.lock_at_most_for.value_or(config.default_lock_at_most_for ? format_duration(*config.default_lock_at_most_for)
-                                                                                 : "(none)")
-                  << ", lock_at_least_for " << t.lock_at_least_for << (t.enabled ? "" : " [disabled]") << "\n";
+                  << shown(t.lock_at_most_for ? t.lock_at_most_for : config.default_lock_at_most_for)
+                  << ", lock_at_least_for " << format_duration(t.lock_at_least_for.value_or(std::chrono::milliseconds{0}))
+                  << (t.enabled ? "" : " [disabled]") << "\n";
         for (timestamp at : upcoming_firings(t.schedule, now, count)) {
             const std::string lock = render_template(t.lock_name.empty() ? t.name : t.lock_name, t.schedule, at, config.env);
             std::cout << "  " << iso_time(at) << "  lock " << lock << "\n";

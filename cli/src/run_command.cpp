@@ -19,8 +19,8 @@ namespace {
 struct run_options {
     std::string provider;
     std::string name;
-    std::string at_most;
-    std::string at_least = "PT0S";
+    std::string at_most;   ///< flags as given; empty: not given
+    std::string at_least;
     bool keep_alive = false;
     std::string timeout;
     int skipped_exit = exit_locked;
@@ -56,46 +56,70 @@ std::vector<std::pair<std::string, std::string>> child_environment(const task_co
     return env;
 }
 
-/// Fills what the flags left open from `[shedlock]` and `[tasks.<task>]` of the config file.
-run_options with_config(run_options o) {
-    const shedlock_config file = load_config(o.config);
-    const std::string task_name = o.task.empty() ? o.name : o.task;
-    if (task_name.empty()) throw configuration_error("--config needs --task NAME (a [tasks.NAME] table of " + o.config + ")");
-    const task_config& t = file.task(task_name);
-    if (o.provider.empty()) o.provider = file.provider;
-    const trigger zone_source = t.cron ? cron(*t.cron, t.zone.value_or("")) : fixed_rate(std::chrono::seconds{1});
-    if (o.name.empty() || !o.task.empty())
-        o.name = render_template(t.lock_name.value_or(task_name), zone_source, system_clock::instance().now(), file.env);
-    auto most = t.lock_at_most_for ? t.lock_at_most_for : file.default_lock_at_most_for;
-    auto least = t.lock_at_least_for ? t.lock_at_least_for : file.default_lock_at_least_for;
-    if (o.at_most.empty() && most) o.at_most = format_duration(*most);
-    if (o.at_least == "PT0S" && least) o.at_least = format_duration(*least);
-    if (t.keep_alive) o.keep_alive = o.keep_alive || *t.keep_alive;
-    if (o.timeout.empty() && t.timeout) o.timeout = format_duration(*t.timeout);
-    if (o.command.empty()) o.command = t.command;
-    return o;
-}
+/// What to run, with every duration parsed: the flags first, then the config file.
+struct run_plan {
+    std::string provider;
+    std::string name;
+    std::optional<std::chrono::milliseconds> at_most;
+    std::optional<std::chrono::milliseconds> at_least;
+    std::optional<std::chrono::milliseconds> timeout;
+    bool keep_alive = false;
+    std::vector<std::string> command;
+};
 
-void require(const run_options& o) {
-    if (o.provider.empty()) throw CLI::RequiredError("--provider (or SHEDLOCK_PROVIDER, or --config with [shedlock] provider)");
-    if (o.name.empty()) throw CLI::RequiredError("--name");
-    if (o.at_most.empty()) throw CLI::RequiredError("--at-most (or lock_at_most_for in the config file)");
-    if (o.command.empty()) throw CLI::RequiredError("a command after -- (or command = [...] in the config file)");
+std::optional<std::chrono::milliseconds> flag_duration(const std::string& text, const char* field) {
+    if (text.empty()) return std::nullopt;
+    return parse_duration(text, field);
 }
 
 std::optional<std::chrono::milliseconds> parse_timeout(const std::string& text) {
-    if (text.empty()) return std::nullopt;
-    const auto timeout = parse_duration(text, "--timeout");
-    if (timeout.count() <= 0)
+    const auto timeout = flag_duration(text, "--timeout");
+    if (timeout && timeout->count() <= 0)
         throw configuration_error("--timeout \"" + text + "\" must be positive; give how long the command may run, e.g. 2h");
     return timeout;
 }
 
+/// The flags, parsed (configuration_error before any I/O).
+run_plan plan_from_flags(const run_options& o) {
+    return run_plan{o.provider,
+                    o.name,
+                    flag_duration(o.at_most, "lock_at_most_for"),
+                    flag_duration(o.at_least, "lock_at_least_for"),
+                    parse_timeout(o.timeout),
+                    o.keep_alive,
+                    o.command};
+}
+
+/// Fills what the flags left open from `[shedlock]` and `[tasks.<task>]` of the config file.
+run_plan with_config(run_plan plan, const run_options& o) {
+    const shedlock_config file = load_config(o.config);
+    const std::string task_name = o.task.empty() ? o.name : o.task;
+    if (task_name.empty()) throw configuration_error("--config needs --task NAME (a [tasks.NAME] table of " + o.config + ")");
+    const task_config& t = file.task(task_name);
+    if (plan.provider.empty()) plan.provider = file.provider;
+    const trigger zone_source = t.cron ? cron(*t.cron, t.zone.value_or("")) : fixed_rate(std::chrono::seconds{1});
+    if (plan.name.empty() || !o.task.empty())
+        plan.name = render_template(t.lock_name.value_or(task_name), zone_source, system_clock::instance().now(), file.env);
+    if (!plan.at_most) plan.at_most = t.lock_at_most_for ? t.lock_at_most_for : file.default_lock_at_most_for;
+    if (!plan.at_least) plan.at_least = t.lock_at_least_for ? t.lock_at_least_for : file.default_lock_at_least_for;
+    if (t.keep_alive) plan.keep_alive = plan.keep_alive || *t.keep_alive;
+    if (!plan.timeout) plan.timeout = t.timeout;
+    if (plan.command.empty()) plan.command = t.command;
+    return plan;
+}
+
+void require(const run_plan& p) {
+    if (p.provider.empty()) throw CLI::RequiredError("--provider (or SHEDLOCK_PROVIDER, or --config with [shedlock] provider)");
+    if (p.name.empty()) throw CLI::RequiredError("--name");
+    if (!p.at_most) throw CLI::RequiredError("--at-most (or lock_at_most_for in the config file)");
+    if (p.command.empty()) throw CLI::RequiredError("a command after -- (or command = [...] in the config file)");
+}
+
 /// Opens the backend; a failure to reach it is the caller's --unavailable-exit. A missing table
 /// is a configuration problem (78, with the DDL) and escapes as storage_error(missing_schema).
-std::optional<opened_provider> open_or_report(const run_options& o) {
+std::optional<opened_provider> open_or_report(const run_plan& p) {
     try {
-        return open_provider(o.provider);
+        return open_provider(p.provider);
     } catch (const storage_error& e) {
         if (e.category() == storage_category::missing_schema) throw;
         log(log_level::error, std::string("lock backend unavailable: ") + e.what());
@@ -103,12 +127,13 @@ std::optional<opened_provider> open_or_report(const run_options& o) {
     }
 }
 
-int run(run_options o) {
-    if (!o.config.empty()) o = with_config(std::move(o));
-    require(o);
-    const lock_configuration config{o.name, o.at_most, o.at_least};  // configuration_error before any I/O
-    const auto timeout = parse_timeout(o.timeout);
-    auto opened = open_or_report(o);
+int run(const run_options& o) {
+    run_plan p = plan_from_flags(o);
+    if (!o.config.empty()) p = with_config(std::move(p), o);
+    require(p);
+    const lock_configuration config{p.name, *p.at_most, p.at_least.value_or(std::chrono::milliseconds{0})};
+    const auto& timeout = p.timeout;
+    auto opened = open_or_report(p);
     if (!opened) return o.unavailable_exit;
     locking_task_executor executor(*opened->provider);
     child_exit child;
@@ -117,14 +142,14 @@ int run(run_options o) {
         if (timeout) policy.deadline = std::chrono::steady_clock::now() + *timeout;
         policy.stop_requested = [&ctx] { return ctx.lock_lost(); };
         policy.take_terminal = true;
-        child = run_child({o.command, child_environment(ctx), {}}, policy);
+        child = run_child({p.command, child_environment(ctx), {}}, policy);
     };
     execute_options options;
-    options.keep_alive = o.keep_alive;
+    options.keep_alive = p.keep_alive;
     const auto result = executor.execute(body, config, options);
     switch (result.outcome) {
         case run_outcome::skipped_locked:
-            log(log_level::info, "lock \"" + o.name + "\" is held elsewhere; command not run");
+            log(log_level::info, "lock \"" + p.name + "\" is held elsewhere; command not run");
             return o.skipped_exit;
         case run_outcome::lock_error:
             log(log_level::error, "lock backend " + opened->display + " unavailable: " + result.message);
@@ -132,15 +157,15 @@ int run(run_options o) {
         default: break;
     }
     if (result.unlock_failed)
-        log(log_level::warn, "releasing lock \"" + o.name + "\" failed; it stays held until its lock_until (at most " +
+        log(log_level::warn, "releasing lock \"" + p.name + "\" failed; it stays held until its lock_until (at most " +
                                  format_duration(config.lock_at_most_for()) + " after the start): " + result.message);
-    if (result.lock_lost) log(log_level::warn, "lock \"" + o.name + "\" was lost while the command ran; it was stopped");
+    if (result.lock_lost) log(log_level::warn, "lock \"" + p.name + "\" was lost while the command ran; it was stopped");
     if (child.exec_failed) {
         log(log_level::error, child.error);
         return exit_exec_failed;
     }
     if (child.timed_out) {
-        log(log_level::warn, "command ran past --timeout " + o.timeout + " and was stopped");
+        log(log_level::warn, "command ran past its timeout " + format_duration(*timeout) + " and was stopped");
         return exit_timeout;
     }
     return child.status;
@@ -155,7 +180,7 @@ void add_run_command(CLI::App& app, int& exit_status) {
         ->envname("SHEDLOCK_PROVIDER");
     cmd->add_option("--name,-n", o->name, "Lock name, 1-64 characters");
     cmd->add_option("--at-most", o->at_most, "lock_at_most_for: longest hold, e.g. PT10M or 10m");
-    cmd->add_option("--at-least", o->at_least, "lock_at_least_for: shortest hold, e.g. PT30S (default PT0S)");
+    cmd->add_option("--at-least", o->at_least, "lock_at_least_for: shortest hold, e.g. PT30S (default: none)");
     cmd->add_flag("--keep-alive", o->keep_alive, "Extend the lock every at-most/2 while the command runs");
     cmd->add_option("--timeout", o->timeout, "Stop the command after this long (SIGTERM, then SIGKILL after 10s); positive, at most 100 years");
     cmd->add_option("--skipped-exit", o->skipped_exit, "Exit status when the lock was held elsewhere (0-255, default 75)")

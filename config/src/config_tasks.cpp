@@ -22,8 +22,8 @@ std::string where(const shedlock_config& file, const task_config& c) {
 void apply_task_config(task_definition& task, const task_config& c) {
     apply_schedule(task, c);
     if (c.misfire_grace) task.misfire_grace = *c.misfire_grace;
-    if (c.lock_at_most_for) task.lock_at_most_for = format_duration(*c.lock_at_most_for);
-    if (c.lock_at_least_for) task.lock_at_least_for = format_duration(*c.lock_at_least_for);
+    if (c.lock_at_most_for) task.lock_at_most_for = c.lock_at_most_for;
+    if (c.lock_at_least_for) task.lock_at_least_for = c.lock_at_least_for;
     if (c.lock_name) task.lock_name = *c.lock_name;
     if (c.keep_alive) task.keep_alive = *c.keep_alive;
     if (c.enabled) task.enabled = *c.enabled;
@@ -42,12 +42,9 @@ void apply_config(task_registry& registry, const shedlock_config& config) {
         apply_task_config(*task, c);
     }
     if (!config.default_lock_at_least_for) return;
-    for (const auto& t : registry.tasks()) {
-        const auto it = config.tasks.find(t.name);
-        const bool set_in_file = it != config.tasks.end() && it->second.lock_at_least_for;
-        if (!set_in_file && parse_duration(t.lock_at_least_for).count() == 0)
-            registry.find(t.name)->lock_at_least_for = format_duration(*config.default_lock_at_least_for);
-    }
+    // The file's default fills only what neither the code nor the file set (an explicit 0 stays).
+    for (const auto& t : registry.tasks())
+        if (!t.lock_at_least_for) registry.find(t.name)->lock_at_least_for = config.default_lock_at_least_for;
 }
 
 scheduler_options scheduler_options_from(const shedlock_config& config) {
@@ -66,8 +63,7 @@ task_definition task_from_config(const task_config& c, const shedlock_config& fi
     task_definition task;
     task.name = c.name;
     apply_task_config(task, c);
-    if (!c.lock_at_least_for && file.default_lock_at_least_for)
-        task.lock_at_least_for = format_duration(*file.default_lock_at_least_for);
+    if (!c.lock_at_least_for) task.lock_at_least_for = file.default_lock_at_least_for;
     return task;
 }
 

@@ -86,6 +86,9 @@ lock_configuration::lock_configuration(std::string name, std::string_view lock_a
     : lock_configuration(std::move(name), parse_duration(lock_at_most_for, "lock_at_most_for"),
                          parse_duration(lock_at_least_for, "lock_at_least_for")) {}
 
+lock_configuration::lock_configuration(std::string name, std::string_view lock_at_most_for)
+    : lock_configuration(std::move(name), parse_duration(lock_at_most_for, "lock_at_most_for")) {}
+
 lock_configuration lock_configuration::with_name(std::string name) const {
     return lock_configuration(std::move(name), at_most_, at_least_);
 }

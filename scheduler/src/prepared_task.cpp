@@ -10,17 +10,18 @@ namespace shedlock::detail {
 namespace {
 
 std::chrono::milliseconds at_most_of(const task_definition& t, const scheduler_options& options) {
-    if (t.lock_at_most_for) return parse_duration(*t.lock_at_most_for, "lock_at_most_for");
+    if (t.lock_at_most_for) return *t.lock_at_most_for;
     if (options.default_lock_at_most_for) return *options.default_lock_at_most_for;
     throw configuration_error("has no lock_at_most_for and the scheduler has no default_lock_at_most_for; set "
                               "one (e.g. lock_at_most_for(\"PT30M\"))");
 }
 
 prepared_task prepare(const task_definition& t, const scheduler_options& options, timestamp now) {
+    if (!t.errors.empty()) throw configuration_error(t.errors.front());
     if (!t.body) throw configuration_error("has no body");
     schedule timing(t.schedule);
     const auto at_most = at_most_of(t, options);
-    const auto at_least = parse_duration(t.lock_at_least_for, "lock_at_least_for");
+    const auto at_least = t.lock_at_least_for.value_or(std::chrono::milliseconds{0});
     if (t.misfire_grace < std::chrono::milliseconds{0})
         throw configuration_error("misfire_grace " + format_duration(t.misfire_grace) + " must not be negative");
     const std::string name_template = t.lock_name.empty() ? t.name : t.lock_name;

@@ -1,22 +1,43 @@
 #include <shedlock/duration.hpp>
+#include <shedlock/error.hpp>
 #include <shedlock/task_definition.hpp>
 
 namespace shedlock {
 
+namespace {
+
+/// Parses `text` into `field` at once; a bad text becomes an error start() reports.
+task_option parsed(std::string_view text, const char* field_name,
+                   std::optional<std::chrono::milliseconds> task_definition::*field) {
+    std::optional<std::chrono::milliseconds> value;
+    std::string error;
+    try {
+        value = parse_duration(text, field_name);
+    } catch (const configuration_error& e) {
+        error = e.what();
+    }
+    return {[value, error, field](task_definition& t) {
+        if (!error.empty()) t.errors.push_back(error);
+        else t.*field = value;
+    }};
+}
+
+}  // namespace
+
 task_option lock_at_most_for(std::string_view duration) {
-    return {[text = std::string(duration)](task_definition& t) { t.lock_at_most_for = text; }};
+    return parsed(duration, "lock_at_most_for", &task_definition::lock_at_most_for);
 }
 
 task_option lock_at_most_for(std::chrono::milliseconds duration) {
-    return lock_at_most_for(format_duration(duration));
+    return {[duration](task_definition& t) { t.lock_at_most_for = duration; }};
 }
 
 task_option lock_at_least_for(std::string_view duration) {
-    return {[text = std::string(duration)](task_definition& t) { t.lock_at_least_for = text; }};
+    return parsed(duration, "lock_at_least_for", &task_definition::lock_at_least_for);
 }
 
 task_option lock_at_least_for(std::chrono::milliseconds duration) {
-    return lock_at_least_for(format_duration(duration));
+    return {[duration](task_definition& t) { t.lock_at_least_for = duration; }};
 }
 
 task_option lock_name(std::string name_template) {

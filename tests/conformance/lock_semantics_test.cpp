@@ -107,7 +107,7 @@ TEST_CASE("conformance: list_locks shows the record and keeps it after unlock", 
     CHECK(found);  // unlock never deletes the record: it stays for inspection
 }
 
-TEST_CASE("conformance: force_release frees a held lock; delete_records removes the record", "[conformance]") {
+TEST_CASE("conformance: force_release frees a held lock, delete_records removes the record", "[conformance]") {
     fixture f;
     const lock_configuration config{fixture::unique_name("forced"), f.lease(4)};
     auto held = f.provider().try_lock(config);

@@ -1,6 +1,7 @@
 // The MySQL/MariaDB run store on the real test server: the shared run-store checks, schema handling
 // and URIs. Every test uses its own table `runs_<test>_<pid>`, dropped at the end.
 #include "run_store_checks.hpp"
+#include "run_store_conformance.hpp"
 #include "server_env.hpp"
 #include "startup_race.hpp"
 
@@ -55,44 +56,39 @@ struct scratch_table {
 
 }  // namespace
 
-TEST_CASE("mysql run store: every field round-trips", "[mysql][run_store]") {
-    scratch_table t("roundtrip");
-    auto store = make_mysql_run_store(t.options);
-    test::check_run_round_trip(*store);
-}
+namespace shedlock::conformance {
+namespace {
 
-TEST_CASE("mysql run store: last N newest first, max_per_task", "[mysql][run_store]") {
-    scratch_table t("capped");
-    t.options.retention.max_per_task = 5;
-    t.options.prune_every = 1;
-    test::check_runs_newest_first_and_capped(*make_mysql_run_store(t.options));
-}
+/// Each store on a table of its own, dropped with the backend.
+class mysql_run_store_backend final : public run_store_backend {
+public:
+    std::string name() const override { return "mysql"; }
+    std::unique_ptr<run_store> make_store(const run_retention& retention) override {
+        tables_.push_back(std::make_unique<scratch_table>("suite" + std::to_string(tables_.size())));
+        auto& t = *tables_.back();
+        t.options.retention = retention;
+        t.options.prune_every = 1;
+        t.options.pool_size = 4;
+        return make_mysql_run_store(t.options);
+    }
 
-TEST_CASE("mysql run store: max_age drops old records", "[mysql][run_store]") {
-    scratch_table t("aged");
-    t.options.retention.max_age = 300ms;
-    t.options.prune_every = 1;
-    test::check_runs_max_age(*make_mysql_run_store(t.options), 300ms);
-}
+private:
+    std::vector<std::unique_ptr<scratch_table>> tables_;
+};
 
-TEST_CASE("mysql run store: tasks() sorted bytewise, names case-sensitive", "[mysql][run_store]") {
-    scratch_table t("tasks");
-    test::check_run_tasks_sorted_and_case_sensitive(*make_mysql_run_store(t.options));
-}
+}  // namespace
 
-TEST_CASE("mysql run store: concurrent appends from threads", "[mysql][run_store]") {
-    scratch_table t("threads");
-    t.options.pool_size = 3;
-    test::check_runs_concurrent_appends(*make_mysql_run_store(t.options));
-}
+std::unique_ptr<run_store_backend> make_run_store_backend() { return std::make_unique<mysql_run_store_backend>(); }
 
-TEST_CASE("mysql run store: a missing table prints the DDL; create_schema creates it", "[mysql][run_store]") {
+}  // namespace shedlock::conformance
+
+TEST_CASE("mysql run store: a missing table prints the DDL, create_schema creates it", "[mysql][run_store]") {
     scratch_table t("schema");
     t.options.create_schema_if_missing = false;
     CHECK_THROWS_WITH(make_mysql_run_store(t.options),
                       Contains("run-record table \"" + t.table + "\" does not exist") &&
-                          Contains("CREATE TABLE IF NOT EXISTS " + t.table) && Contains("AUTO_INCREMENT") &&
-                          Contains("INDEX " + t.table + "_task_id (task, id)"));
+                          Contains("CREATE TABLE IF NOT EXISTS `" + t.table + "`") && Contains("AUTO_INCREMENT") &&
+                          Contains("INDEX `" + t.table + "_task_id` (task, id)"));
     CHECK_THROWS_WITH(make_mysql_run_store(t.options), !Contains(*t.options.server.password));
     t.options.create_schema_if_missing = true;
     make_mysql_run_store(t.options)->append(test::sample_run("x", 1));

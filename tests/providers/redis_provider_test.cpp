@@ -87,7 +87,7 @@ TEST_CASE("redis: the fencing counter survives unlock and expiry", "[redis]") {
     CHECK(redis.integer({"TTL", fence}) == -1);  // the counter itself never expires
 }
 
-TEST_CASE("redis: list_locks reports owner, expiry and fencing token; free locks stay listed", "[redis]") {
+TEST_CASE("redis: list_locks reports owner, expiry and fencing token, free locks stay listed", "[redis]") {
     auto options = options_with_prefix("list");
     auto provider = make_redis_lock_provider(options);
     auto held = provider->try_lock({"held", milliseconds{30'000}});

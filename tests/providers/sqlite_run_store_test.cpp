@@ -1,5 +1,6 @@
 // The SQLite run store: round trip of every field, newest-first queries, retention, schema errors.
 #include "run_store_checks.hpp"
+#include "run_store_conformance.hpp"
 #include "startup_race.hpp"
 #include "test_env.hpp"
 
@@ -23,49 +24,29 @@ sqlite_run_options options_for(const std::string& file) {
 
 }  // namespace
 
-TEST_CASE("sqlite run store: every field round-trips", "[sqlite][run_store]") {
-    auto store = make_sqlite_run_store(options_for("roundtrip.db"));
-    auto r = test::sample_run("settle", 1);
-    r.fencing_token = 77;
-    r.message = "it's done; 100% = fine";
-    r.counters = {{"scanned", 42}, {"odd;key=%", -3}};
-    r.lock_lost = true;
-    store->append(r);
-    auto skipped = test::sample_run("settle", 2, run_outcome::skipped_locked);
-    store->append(skipped);
-    const auto runs = store->last_runs("settle", 10);
-    REQUIRE(runs.size() == 2);
-    CHECK(runs[0].outcome == run_outcome::skipped_locked);
-    CHECK_FALSE(runs[0].fencing_token);
-    const auto& got = runs[1];
-    CHECK(got.task == r.task);
-    CHECK(got.lock_name == r.lock_name);
-    CHECK(got.instance == r.instance);
-    CHECK(got.scheduled_at == r.scheduled_at);
-    CHECK(got.started_at == r.started_at);
-    CHECK(got.finished_at == r.finished_at);
-    CHECK(got.fencing_token == 77);
-    CHECK(got.message == r.message);
-    CHECK(got.counters == r.counters);
-    CHECK(got.lock_lost);
-    CHECK(store->tasks() == std::vector<std::string>{"settle"});
-}
+namespace shedlock::conformance {
+namespace {
 
-TEST_CASE("sqlite run store: last N newest first, retention per task", "[sqlite][run_store]") {
-    auto o = options_for("retention.db");
-    o.retention.max_per_task = 5;
-    o.prune_every = 1;
-    auto store = make_sqlite_run_store(o);
-    for (int i = 0; i < 12; ++i) store->append(test::sample_run("a", i));
-    store->append(test::sample_run("b", 0));
-    const auto runs = store->last_runs("a", 100);
-    REQUIRE(runs.size() == 5);
-    CHECK(runs.front().scheduled_at == test::sample_run("a", 11).scheduled_at);
-    CHECK(runs.back().scheduled_at == test::sample_run("a", 7).scheduled_at);
-    CHECK(store->last_runs("a", 2).size() == 2);
-    CHECK(store->last_runs("b", 10).size() == 1);
-    CHECK(store->tasks() == std::vector<std::string>{"a", "b"});
-}
+/// Each store in a database file of its own under the test's scratch directory.
+class sqlite_run_store_backend final : public run_store_backend {
+public:
+    std::string name() const override { return "sqlite"; }
+    std::unique_ptr<run_store> make_store(const run_retention& retention) override {
+        auto o = options_for("suite-" + std::to_string(++stores_) + ".db");
+        o.retention = retention;
+        o.prune_every = 1;
+        return make_sqlite_run_store(o);
+    }
+
+private:
+    static inline int stores_ = 0;  // across backends: every test case gets new files
+};
+
+}  // namespace
+
+std::unique_ptr<run_store_backend> make_run_store_backend() { return std::make_unique<sqlite_run_store_backend>(); }
+
+}  // namespace shedlock::conformance
 
 TEST_CASE("sqlite run store: a second store on the same file reads what the first wrote", "[sqlite][run_store]") {
     auto o = options_for("shared.db");

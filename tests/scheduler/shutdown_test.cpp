@@ -57,7 +57,7 @@ TEST_CASE("shutdown: a task ignoring cancellation but finishing within grace is 
     CHECK(locks.try_lock({"stubborn", 1s}));
 }
 
-TEST_CASE("shutdown: a task outrunning grace is reported, then awaited; no firing after stop", "[scheduler][shutdown]") {
+TEST_CASE("shutdown: a task outrunning grace is reported, then awaited, no firing after stop", "[scheduler][shutdown]") {
     providers::memory_lock_provider locks;
     memory_run_store store;
     std::atomic<bool> started{false};

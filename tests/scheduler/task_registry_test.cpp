@@ -28,8 +28,8 @@ TEST_CASE("registry: SHEDLOCK_SCHEDULED registered both tasks before main", "[sc
     REQUIRE(tick);
     CHECK(tick->schedule.kind == shedlock::trigger_kind::fixed_rate);
     CHECK(tick->schedule.period == 30ms);
-    CHECK(tick->lock_at_most_for == "PT10S");
-    CHECK(tick->lock_at_least_for == "PT0.01S");
+    CHECK(tick->lock_at_most_for == std::optional<std::chrono::milliseconds>{std::chrono::seconds{10}});
+    CHECK(tick->lock_at_least_for == std::optional<std::chrono::milliseconds>{std::chrono::milliseconds{10}});
     const auto* nightly = registry.find("reconcile");
     REQUIRE(nightly);
     CHECK(nightly->schedule.describe() == "cron(\"0 0 2 * * ?\", Europe/Berlin)");

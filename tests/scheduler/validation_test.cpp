@@ -44,6 +44,8 @@ TEST_CASE("validation: each bad input names the task and the value", "[scheduler
          {"task \"inverted\"", "lock_at_least_for"}},
         {make_task("no_lease", noop, fixed_rate(1s)), {"task \"no_lease\"", "has no lock_at_most_for"}},
         {make_task("bare", noop, fixed_rate(1s), lock_at_most_for("60000")), {"task \"bare\"", "\"60000\""}},
+        {make_task("late", noop, fixed_rate(1s), lock_at_most_for("PT1M"), lock_at_least_for("soon")),
+         {"task \"late\"", "lock_at_least_for", "\"soon\""}},
         {make_task("placeholder", noop, fixed_rate(1s), lock_at_most_for("PT1M"), lock_name("x:{week}")),
          {"task \"placeholder\"", "unknown placeholder {week}"}},
         {make_task("envless", noop, fixed_rate(1s), lock_at_most_for("PT1M"), lock_name("{env}:x")),

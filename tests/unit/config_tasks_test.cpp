@@ -15,7 +15,11 @@ void add_code_tasks(task_registry& registry) {
     registry.add("reconcile", [](task_context&) {}, cron("0 0 2 * * ?"), lock_at_most_for("PT30M"));
     registry.add("sync", [](task_context&) {}, fixed_delay(milliseconds{30'000}), lock_at_most_for("PT1M"),
                  lock_at_least_for("PT5S"));
+    registry.add("instant", [](task_context&) {}, fixed_rate(milliseconds{60'000}), lock_at_most_for("PT1M"),
+                 lock_at_least_for(milliseconds{0}));
 }
+
+std::optional<milliseconds> ms(std::int64_t n) { return milliseconds{n}; }
 
 }  // namespace
 
@@ -40,13 +44,15 @@ enabled = false
     const auto* reconcile = registry.find("reconcile");
     CHECK(reconcile->schedule.expression == "0 30 3 * * ?");
     CHECK(reconcile->schedule.zone == "Europe/Berlin");
-    CHECK(reconcile->lock_at_most_for == std::optional<std::string>{"PT45M"});
-    CHECK(reconcile->lock_at_least_for == "PT2S");  // the file's default: the code set none
+    CHECK(reconcile->lock_at_most_for == ms(45 * 60'000));
+    CHECK(reconcile->lock_at_least_for == ms(2000));  // the file's default: the code set none
     CHECK(reconcile->lock_name == "reconcile:{date}");
     CHECK(reconcile->keep_alive);
     const auto* sync = registry.find("sync");
     CHECK_FALSE(sync->enabled);
-    CHECK(sync->lock_at_least_for == "PT5S");  // the code's own value stays
+    CHECK(sync->lock_at_least_for == ms(5000));  // the code's own value stays
+    // Regression: an explicit 0 in code read as "unset" (the PT0S sentinel) and got the default.
+    CHECK(registry.find("instant")->lock_at_least_for == ms(0));
     CHECK(sync->schedule.kind == trigger_kind::fixed_delay);
 
     providers::memory_lock_provider locks;
@@ -65,7 +71,7 @@ TEST_CASE("config naming an unregistered task is an error with file and line", "
     add_code_tasks(registry);
     const auto config = parse_config("[tasks.reconcille]\ncron = \"0 0 3 * * ?\"\n", "app.toml");
     CHECK_THROWS_WITH(apply_config(registry, config),
-                      Contains("app.toml:1") && Contains("[tasks.reconcille]") && Contains("reconcile, sync"));
+                      Contains("app.toml:1") && Contains("[tasks.reconcille]") && Contains("reconcile, sync, instant"));
     const auto with_command = parse_config("[tasks.backup]\ncron = \"0 0 3 * * ?\"\ncommand = [\"true\"]\n", "d.toml");
     CHECK_NOTHROW(apply_config(registry, with_command));  // a daemon task, not a code task
 }

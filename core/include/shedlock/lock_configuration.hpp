@@ -38,8 +38,9 @@ public:
     lock_configuration(std::string name, std::chrono::milliseconds lock_at_most_for,
                        std::chrono::milliseconds lock_at_least_for = std::chrono::milliseconds{0});
     /// Same, with durations as text (`PT30M`, `30s`, ...); errors name the field.
-    lock_configuration(std::string name, std::string_view lock_at_most_for,
-                       std::string_view lock_at_least_for = "PT0S");
+    lock_configuration(std::string name, std::string_view lock_at_most_for, std::string_view lock_at_least_for);
+    /// Same, without a minimum hold.
+    lock_configuration(std::string name, std::string_view lock_at_most_for);
 
     const std::string& name() const noexcept { return name_; }
     std::chrono::milliseconds lock_at_most_for() const noexcept { return at_most_; }

@@ -7,9 +7,9 @@ void memory_run_store::append(const run_record& record) {
     auto& ring = rings_[record.task];
     ring.push_back(record);
     while (ring.size() > retention_.max_per_task) ring.pop_front();
-    if (retention_.max_age) {
-        const auto oldest = record.finished_at - *retention_.max_age;
-        while (!ring.empty() && ring.front().finished_at < oldest) ring.pop_front();
+    if (retention_.max_age) {  // as the SQL stores: finished before now - max_age, wherever in the ring
+        const auto cutoff = system_clock::instance().now() - *retention_.max_age;
+        std::erase_if(ring, [&](const run_record& r) { return r.finished_at < cutoff; });
     }
 }
 

@@ -73,12 +73,14 @@ public:
     std::string server_now_sql() const override { return std::string("SELECT ") + server_now; }
 
     // One statement (the index inside CREATE TABLE: MySQL has no CREATE INDEX IF NOT EXISTS).
-    // task is utf8mb4_bin so 'A' and 'a' are different tasks and tasks() sorts bytewise; TEXT
-    // columns have no DEFAULT (MySQL before 8.0.13 refuses one) and are always written.
+    // task is VARBINARY like the lock name: every text collation folds case or accents or pads
+    // trailing spaces (utf8mb4_bin is PAD SPACE: 'a' and 'a ' were one task), and tasks() sorts
+    // bytewise. 1020 bytes hold 255 four-byte characters. TEXT columns have no DEFAULT (MySQL
+    // before 8.0.13 refuses one) and are always written.
     std::vector<std::string> run_table_schema_sql(const table_name& t) const override {
         return {"CREATE TABLE IF NOT EXISTS " + sql_name(t) +
                 " (\n  id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,\n"
-                "  task VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,\n"
+                "  task VARBINARY(1020) NOT NULL,\n"
                 "  lock_name VARBINARY(256) NOT NULL,\n  instance VARCHAR(255) NOT NULL,\n"
                 "  scheduled_at DATETIME(3) NOT NULL,\n  started_at DATETIME(3) NOT NULL,\n"
                 "  finished_at DATETIME(3) NOT NULL,\n  outcome VARCHAR(16) NOT NULL,\n  fencing_token BIGINT NULL,\n"

@@ -71,15 +71,42 @@ void sql_run_store::append(const run_record& r) {
         r.fencing_token ? std::to_string(*r.fencing_token) : std::string(), r.message, encode_counters(r.counters),
         std::int64_t{r.lock_lost ? 1 : 0}};
     pool_.run([&](sql_connection& c) { return c.execute(statements_.insert, params); });
-    if (options_.prune_every > 0 && ++appends_ % options_.prune_every == 0) prune(r.task);
+    if (options_.prune_every == 0 || ++appends_ % options_.prune_every != 0) return;
+    try {
+        prune(r.task);
+    } catch (const storage_error& e) {
+        // The record is stored: say so, so that nobody counts it as lost.
+        throw storage_error(e.category(), "run record of task \"" + r.task + "\" stored, but pruning old records failed: " +
+                                              e.what());
+    }
 }
+
+namespace {
+
+/// Runs one prune statement. Concurrent prunes and inserts can deadlock on InnoDB's gap locks
+/// (error 1213, category busy): the server rolled this one back, so it is retried; after three
+/// tries it is left to the next prune (retention is lazy), never failing the append.
+template <typename Run>
+void prune_statement(Run&& run) {
+    for (int attempt = 1;; ++attempt) {
+        try {
+            run();
+            return;
+        } catch (const storage_error& e) {
+            if (e.category() != storage_category::busy) throw;
+            if (attempt == 3) return;
+        }
+    }
+}
+
+}  // namespace
 
 void sql_run_store::prune(const std::string& task) {
     const auto keep = static_cast<std::int64_t>(options_.retention.max_per_task);
-    pool_.run([&](sql_connection& c) { return c.execute(statements_.prune_count, {task, keep}); });
+    prune_statement([&] { pool_.run([&](sql_connection& c) { return c.execute(statements_.prune_count, {task, keep}); }); });
     if (options_.retention.max_age) {
         const auto cutoff = format_timestamp(system_clock::instance().now() - *options_.retention.max_age);
-        pool_.run([&](sql_connection& c) { return c.execute(statements_.prune_age, {cutoff}); });
+        prune_statement([&] { pool_.run([&](sql_connection& c) { return c.execute(statements_.prune_age, {cutoff}); }); });
     }
 }
 

@@ -11,13 +11,15 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace shedlock {
 
 using task_body = std::function<void(task_context&)>;
 
-/// One scheduled task. Durations are kept as text (`PT30M`, `30s`) so that a typo is reported at
-/// start() with the task's name instead of aborting static initialisation.
+/// One scheduled task. Durations are typed; the options that take text (`lock_at_most_for("PT30M")`)
+/// parse it at once, and a typo is kept in `errors` and reported by start() with the task's name
+/// instead of aborting static initialisation (SHEDLOCK_SCHEDULED).
 struct task_definition {
     std::string name;
     trigger schedule;
@@ -25,8 +27,10 @@ struct task_definition {
     /// (20240601T020000) render the firing time in the trigger's zone (UTC for rates and delays),
     /// `{env}` the scheduler's environment name.
     std::string lock_name;
-    std::optional<std::string> lock_at_most_for;  ///< empty: scheduler_options::default_lock_at_most_for
-    std::string lock_at_least_for = "PT0S";
+    /// Empty: scheduler_options::default_lock_at_most_for.
+    std::optional<std::chrono::milliseconds> lock_at_most_for;
+    /// Empty: no minimum hold (or the configuration file's default_lock_at_least_for).
+    std::optional<std::chrono::milliseconds> lock_at_least_for;
     bool enabled = true;
     /// Extend the lock every lock_at_most_for / 2 while the body runs (watchdog).
     bool keep_alive = false;
@@ -34,6 +38,8 @@ struct task_definition {
     /// within it, it still runs once. Firings are never replayed in a burst.
     std::chrono::milliseconds misfire_grace{1000};
     task_body body;
+    /// Options whose text did not parse; start() reports the first, naming the task.
+    std::vector<std::string> errors;
 };
 
 /// A modifier of a task_definition, for make_task() and SHEDLOCK_SCHEDULED.

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -79,27 +80,65 @@ void check_runs_max_age(run_store& store, std::chrono::milliseconds age) {
     CHECK(runs[0].scheduled_at == fresh.scheduled_at);
 }
 
+void check_runs_max_age_keeps_recent(run_store& store) {
+    const timestamp now = system_clock::instance().now();
+    auto a = sample_run("recent", 1);
+    a.finished_at = now - 1s;
+    auto b = sample_run("recent", 2);  // scheduled long ago (2024), finished just now
+    b.finished_at = now;
+    store.append(a);
+    store.append(b);
+    CHECK(store.last_runs("recent", 10).size() == 2);
+}
+
+void check_runs_both_limits(run_store& store, std::chrono::milliseconds age) {
+    auto old = sample_run("both", 0);
+    old.finished_at = system_clock::instance().now() - 2 * age;
+    store.append(old);
+    std::this_thread::sleep_for(age + 100ms);
+    for (int i = 1; i <= 2; ++i) {
+        auto fresh = sample_run("both", i);
+        fresh.finished_at = system_clock::instance().now();
+        store.append(fresh);
+    }
+    auto runs = store.last_runs("both", 10);
+    REQUIRE(runs.size() == 2);  // the aged one went, though the cap of 3 was not reached
+    CHECK(runs[1].scheduled_at == sample_run("both", 1).scheduled_at);
+    for (int i = 3; i <= 6; ++i) {
+        auto fresh = sample_run("both", i);
+        fresh.finished_at = system_clock::instance().now();
+        store.append(fresh);
+    }
+    runs = store.last_runs("both", 10);
+    REQUIRE(runs.size() == 3);
+    CHECK(runs[0].scheduled_at == sample_run("both", 6).scheduled_at);
+    CHECK(runs[2].scheduled_at == sample_run("both", 4).scheduled_at);
+}
+
 void check_run_tasks_sorted_and_case_sensitive(run_store& store) {
-    for (const char* task : {"b", "a", "B", "a"}) store.append(sample_run(task, 0));
-    CHECK(store.tasks() == std::vector<std::string>{"B", "a", "b"});
+    for (const char* task : {"b", "a", "B", "a", "a "}) store.append(sample_run(task, 0));
+    CHECK(store.tasks() == std::vector<std::string>{"B", "a", "a ", "b"});
     CHECK(store.last_runs("a", 10).size() == 2);
+    CHECK(store.last_runs("a ", 10).size() == 1);  // no trailing-space padding in comparisons
     CHECK(store.last_runs("B", 10).size() == 1);
     CHECK(store.last_runs("A", 10).empty());
 }
 
 void check_runs_concurrent_appends(run_store& store) {
     std::vector<std::thread> threads;
-    std::atomic<int> failures{0};
+    std::mutex mutex;
+    std::vector<std::string> failures;
     for (int t = 0; t < 4; ++t)
-        threads.emplace_back([&store, &failures, t] {
+        threads.emplace_back([&store, &failures, &mutex, t] {
             try {
                 for (int i = 0; i < 25; ++i) store.append(sample_run("busy", t * 100 + i));
-            } catch (const std::exception&) {
-                ++failures;
+            } catch (const std::exception& e) {
+                std::lock_guard lock(mutex);
+                failures.emplace_back(e.what());
             }
         });
     for (auto& thread : threads) thread.join();
-    CHECK(failures == 0);
+    CHECK(failures == std::vector<std::string>{});
     CHECK(store.last_runs("busy", 1000).size() == 100);
 }
 

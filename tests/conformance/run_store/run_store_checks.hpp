@@ -1,6 +1,6 @@
 #pragma once
-// Behaviour every run store must show, checked against a real backend. Each backend's test
-// program builds the store (with the retention a check names) and calls these.
+// Behaviour every run store must show, checked against a real backend (run_store_suite.cpp
+// builds each store with the retention a check names and calls these).
 
 #include <shedlock/run_store.hpp>
 
@@ -23,7 +23,16 @@ void check_runs_newest_first_and_capped(run_store& store);
 /// finished) more than `age` ago is gone after the next append; the new one stays.
 void check_runs_max_age(run_store& store, std::chrono::milliseconds age);
 
-/// Task names are case-sensitive and tasks() sorts them bytewise ("B" < "a").
+/// Store built with max_age 10 s: records finished a second ago, and a minute before the
+/// fixed instant of sample_run but finished now, all stay (age counts from finished_at).
+void check_runs_max_age_keeps_recent(run_store& store);
+
+/// Store built with max_per_task 3 and max_age `age`: the count cap applies to fresh records,
+/// and an aged record goes although fewer than 3 are kept.
+void check_runs_both_limits(run_store& store, std::chrono::milliseconds age);
+
+/// Task names compare byte for byte (case, trailing spaces) and tasks() sorts them bytewise
+/// ("B" < "a" < "a ").
 void check_run_tasks_sorted_and_case_sensitive(run_store& store);
 
 /// 4 threads x 25 appends to one task: all 100 records are there.
