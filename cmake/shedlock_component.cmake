@@ -1,13 +1,20 @@
 # One helper defines every library of shedlock: core, the SQL layer, each provider, scheduler.
 #
 #   shedlock_add_component(<name> SOURCES ... [PUBLIC_LINK ...] [PRIVATE_LINK ...]
-#                          [FIND_DEPENDENCIES "<find_dependency args>" ...])
+#                          [FIND_DEPENDENCIES "<find_dependency args>" ...] [REQUIRES <component>...]
+#                          [PKG_CONFIG_REQUIRES <module>...] [PKG_CONFIG_LIBS <flag>...]
+#                          [DEBIAN_DEPENDS <package>...])
 #
 # creates target shedlock_<name> with alias shedlock::<name> (the name consumers use, both with
 # add_subdirectory and with find_package), public headers in <dir>/include, installed with its
-# own export set, and records what an installed copy must find before loading it.
+# own export set (install component "dev"), and records what an installed copy must find before
+# loading it: for find_package (FIND_DEPENDENCIES), for its pkg-config file shedlock-<name>.pc
+# (PKG_CONFIG_REQUIRES: modules with a .pc file; PKG_CONFIG_LIBS: link flags for libraries without
+# one) and for the Debian package libshedlock-dev (DEBIAN_DEPENDS: the -dev packages it needs).
 
 set_property(GLOBAL PROPERTY SHEDLOCK_COMPONENTS "")
+set_property(GLOBAL PROPERTY SHEDLOCK_DEBIAN_DEPENDS "")
+include(${CMAKE_CURRENT_LIST_DIR}/shedlock_pkg_config.cmake)
 
 option(SHEDLOCK_WERROR "Treat warnings as errors (CI)" OFF)
 
@@ -18,7 +25,9 @@ function(shedlock_warnings target)
 endfunction()
 
 function(shedlock_add_component name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC_LINK;PRIVATE_LINK;FIND_DEPENDENCIES;REQUIRES" ${ARGN})
+  cmake_parse_arguments(ARG "" ""
+    "SOURCES;PUBLIC_LINK;PRIVATE_LINK;FIND_DEPENDENCIES;REQUIRES;PKG_CONFIG_REQUIRES;PKG_CONFIG_LIBS;DEBIAN_DEPENDS"
+    ${ARGN})
   set(target shedlock_${name})
   add_library(${target} ${ARG_SOURCES})
   add_library(shedlock::${name} ALIAS ${target})
@@ -30,16 +39,19 @@ function(shedlock_add_component name)
   target_link_libraries(${target} PUBLIC ${ARG_PUBLIC_LINK} PRIVATE ${ARG_PRIVATE_LINK})
   shedlock_warnings(${target})
 
-  install(TARGETS ${target} EXPORT shedlock-${name}-targets
+  install(TARGETS ${target} EXPORT shedlock-${name}-targets COMPONENT dev
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-  install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-  install(EXPORT shedlock-${name}-targets NAMESPACE shedlock::
+  install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev)
+  install(EXPORT shedlock-${name}-targets NAMESPACE shedlock:: COMPONENT dev
     DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/shedlock)
+  shedlock_install_pkg_config(${name} REQUIRES ${ARG_REQUIRES}
+    PKG_CONFIG_REQUIRES ${ARG_PKG_CONFIG_REQUIRES} PKG_CONFIG_LIBS ${ARG_PKG_CONFIG_LIBS})
 
   set_property(GLOBAL APPEND PROPERTY SHEDLOCK_COMPONENTS ${name})
   set_property(GLOBAL PROPERTY SHEDLOCK_${name}_FIND "${ARG_FIND_DEPENDENCIES}")
   set_property(GLOBAL PROPERTY SHEDLOCK_${name}_REQUIRES "${ARG_REQUIRES}")
+  set_property(GLOBAL APPEND PROPERTY SHEDLOCK_DEBIAN_DEPENDS ${ARG_DEBIAN_DEPENDS})
 endfunction()
 
 # shedlock_register_provider(<name>): the provider defines
@@ -104,9 +116,9 @@ function(shedlock_install_package)
   write_basic_package_version_file(${PROJECT_BINARY_DIR}/shedlockConfigVersion.cmake
     COMPATIBILITY SameMinorVersion)
   install(FILES ${PROJECT_BINARY_DIR}/shedlockConfig.cmake ${PROJECT_BINARY_DIR}/shedlockConfigVersion.cmake
-    DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/shedlock)
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/shedlock COMPONENT dev)
   install(FILES ${PROJECT_SOURCE_DIR}/cmake/modules/FindShedlockPkg.cmake
-    DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/shedlock/modules)
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/shedlock/modules COMPONENT dev)
 endfunction()
 
 function(shedlock_print_summary)
@@ -114,6 +126,10 @@ function(shedlock_print_summary)
   get_property(providers GLOBAL PROPERTY SHEDLOCK_PROVIDER_SUMMARY)
   string(REPLACE ";" " " components "${components}")
   string(REPLACE ";" " " providers "${providers}")
+  get_property(deb GLOBAL PROPERTY SHEDLOCK_DEB_PACKAGES)
+  if(NOT deb)
+    set(deb OFF)
+  endif()
   message(STATUS "shedlock ${PROJECT_VERSION}: components [${components}] providers [${providers}] "
-                 "tests=${SHEDLOCK_BUILD_TESTS} sanitize=[${SHEDLOCK_SANITIZE}]")
+                 "tests=${SHEDLOCK_BUILD_TESTS} sanitize=[${SHEDLOCK_SANITIZE}] deb-packages=${deb}")
 endfunction()

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages shedlock-cpp needs to build, test and run its demo.
+# Installs the Debian packages shedlock-cpp needs to build, test and run its demo, and to build
+# and test its own Debian packages (dpkg-dev, file; man-db renders the manual page).
 # Quiet and quick when everything is already there.
 set -euo pipefail
 
@@ -9,6 +10,7 @@ packages=(
   libpqxx-dev libmariadb-dev libhiredis-dev
   libcli11-dev libtomlplusplus-dev libhowardhinnant-date-dev tzdata
   postgresql mariadb-server redis-server
+  dpkg-dev file man-db
 )
 
 missing=()

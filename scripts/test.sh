@@ -49,7 +49,8 @@ providers=(-DSHEDLOCK_PROVIDER_SQLITE=ON -DSHEDLOCK_PROVIDER_POSTGRES=ON -DSHEDL
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHEDLOCK_SANITIZE="$sanitize" -DSHEDLOCK_WERROR=ON \
   "${providers[@]}" "${chaos[@]}" "${extra[@]}" >/dev/null
 # What to build and run:
-# - plain: everything;
+# - plain: everything, tests/install's Debian package test included (as root it builds the .deb
+#   files, installs them, uses them and purges them; it skips when not root);
 # - address,undefined and thread: every program with threads or processes, providers on the real
 #   servers included, but not the tests that restart servers, drive the CLI, inject chaos or install.
 select=()
