@@ -26,7 +26,8 @@ struct server_options {
     std::string redacted_uri(const std::string& scheme) const;
 };
 
-/// Copies host, port, database, user and password from `uri` (where given) and reads the
+/// Copies host, port, database and user from `uri` (where given), takes the password from it or
+/// from `password_file` / `password_env` (see read_uri_password), and reads the
 /// `connect_timeout` and `statement_timeout` query keys.
 void read_server_uri(const provider_uri& uri, uri_options& query, server_options& out);
 
