@@ -9,7 +9,7 @@ packages=(
   libboost-dev libsqlitecpp-dev libsqlite3-dev sqlite3 catch2
   libpqxx-dev libmariadb-dev libhiredis-dev
   libcli11-dev libtomlplusplus-dev libhowardhinnant-date-dev tzdata
-  postgresql mariadb-server redis-server
+  postgresql mariadb-server redis-server openssl
   dpkg-dev file man-db
 )
 

@@ -11,6 +11,7 @@
 #include <shedlock/config_tasks.hpp>
 #include <shedlock/duration.hpp>
 #include <shedlock/scheduler.hpp>
+#include <shedlock/uri_password.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -61,10 +62,11 @@ sigset_t block_stop_signals() {
 int run_daemon(const daemon_options& o) {
     const auto grace = parse_duration(o.grace, "--grace");
     const shedlock_config config = load_config(o.config);
-    const auto tasks = daemon_tasks(config);
-    if (o.dry_run) return dry_run(tasks, config, o.count);
+    if (o.dry_run) return dry_run(daemon_tasks(config, {}), config, o.count);
     const std::string uri = o.provider.empty() ? config.provider : o.provider;
     if (uri.empty()) throw configuration_error(o.config + ": [shedlock] provider is missing; add provider = \"sqlite:/var/lib/app/locks.db\"");
+    // The tasks before the provider: a task's configuration error is reported without connecting.
+    const auto tasks = daemon_tasks(config, secret_environment_variables(parse_provider_uri(uri)));
     const sigset_t stop_signals = block_stop_signals();
     auto locks = open_provider(uri);
     run_store_request store_request{true, {}};

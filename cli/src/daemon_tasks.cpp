@@ -42,14 +42,15 @@ std::string stop_reason(const task_context& ctx) {
     return "";
 }
 
-void run_command(const task_config& c, const task_definition& task, const std::string& env, task_context& ctx) {
+void run_command(const task_config& c, const task_definition& task, const std::string& env,
+                 const std::vector<std::string>& secret_env, task_context& ctx) {
     std::vector<std::string> argv;
     for (const auto& arg : c.command) argv.push_back(render_argument(arg, task, env, ctx));
     wait_policy policy;
     policy.forward_signals = false;
     policy.stop_requested = [&ctx] { return ctx.cancellation_requested(); };
     if (c.timeout) policy.deadline = std::chrono::steady_clock::now() + *c.timeout;
-    const child_exit result = run_child({argv, command_environment(c, ctx), {}}, policy);
+    const child_exit result = run_child({argv, command_environment(c, ctx), secret_env}, policy);
     ctx.count("exit_status", result.status);
     if (result.exec_failed) throw std::runtime_error(result.error);
     if (result.timed_out) throw std::runtime_error("command stopped after timeout " + human_duration(*c.timeout));
@@ -60,7 +61,7 @@ void run_command(const task_config& c, const task_definition& task, const std::s
 
 }  // namespace
 
-std::vector<task_definition> daemon_tasks(const shedlock_config& config) {
+std::vector<task_definition> daemon_tasks(const shedlock_config& config, const std::vector<std::string>& secret_env) {
     std::vector<task_definition> tasks;
     for (const auto& [name, c] : config.tasks) {
         if (c.command.empty())
@@ -73,7 +74,9 @@ std::vector<task_definition> daemon_tasks(const shedlock_config& config) {
             throw configuration_error(config.file + ":" + std::to_string(c.line) + ": [tasks." + name + "] " + e.what());
         }
         const std::string env = config.env;
-        task.body = [c, task_copy = task, env](task_context& ctx) { run_command(c, task_copy, env, ctx); };
+        task.body = [c, task_copy = task, env, secret_env](task_context& ctx) {
+            run_command(c, task_copy, env, secret_env, ctx);
+        };
         tasks.push_back(std::move(task));
     }
     return tasks;

@@ -2,6 +2,7 @@
 
 #include <shedlock/all_providers.hpp>
 #include <shedlock/provider_uri.hpp>
+#include <shedlock/uri_password.hpp>
 
 namespace shedlock::cli {
 
@@ -20,6 +21,7 @@ opened_provider open_provider(const std::string& text, const open_options& how) 
     opened_provider opened;
     opened.kind = registry().find(uri).schemes.front();
     opened.display = uri.redacted();
+    opened.secret_env = secret_environment_variables(uri);
     opened.provider = open_lock_provider(text, {.create_schema = how.create_schema}, registry());
     opened.sql = dynamic_cast<providers::sql::sql_lock_provider*>(opened.provider.get());
     return opened;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace shedlock::cli {
 
@@ -21,6 +22,9 @@ struct opened_provider {
     providers::sql::sql_lock_provider* sql = nullptr;  ///< the same object when it is an SQL provider
     std::string kind;                                  ///< memory, sqlite, postgresql, mysql, redis
     std::string display;                               ///< the URI, password redacted
+    /// Environment variables holding the URI's secrets (its password_env): removed from the
+    /// environment of every command the CLI starts.
+    std::vector<std::string> secret_env;
 };
 
 /// Opens the provider named by `uri` (memory:, sqlite:..., postgresql://..., mysql://...,

@@ -37,7 +37,8 @@ Exit status: the command's own status when it ran (128+N when killed by signal N
   124 when --timeout stopped the command; 71 when the command could not be started;
   78 for a bad configuration (duration, URI, name, a missing lock table); 64 for a bad command line.
 The command gets SHEDLOCK_LOCK_NAME and SHEDLOCK_FENCING_TOKEN in its environment, file descriptors
-0-2 only, default signal dispositions, and not SHEDLOCK_PROVIDER (it may hold a password).
+0-2 only, default signal dispositions, and neither SHEDLOCK_PROVIDER (it may hold a password) nor
+the variable that the provider URI's password_env names.
 Signals sent to shedlock (TERM, INT, HUP, QUIT, USR1, USR2) are passed to the command.
 The lock is released when the command exits. A command that daemonizes (forks and exits, `setsid
 ... &`, `nohup ... &`, a service start script) releases the lock at once while its work goes on
@@ -142,7 +143,7 @@ int run(const run_options& o) {
         if (timeout) policy.deadline = std::chrono::steady_clock::now() + *timeout;
         policy.stop_requested = [&ctx] { return ctx.lock_lost(); };
         policy.take_terminal = true;
-        child = run_child({p.command, child_environment(ctx), {}}, policy);
+        child = run_child({p.command, child_environment(ctx), opened->secret_env}, policy);
     };
     execute_options options;
     options.keep_alive = p.keep_alive;

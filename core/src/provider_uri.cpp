@@ -2,7 +2,13 @@
 #include <shedlock/error.hpp>
 #include <shedlock/provider_uri.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 
 namespace shedlock {
 namespace {
@@ -151,11 +157,15 @@ std::string provider_uri::redacted() const {
     }
     char sep = '?';
     for (const auto& [k, v] : query) {
-        const bool secret = k.find("password") != std::string::npos || k == "pw";
-        out += sep + k + "=" + (secret ? "***" : v);
+        out += sep + k + "=" + (is_secret_uri_key(k) ? "***" : v);
         sep = '&';
     }
     return out;
+}
+
+bool is_secret_uri_key(std::string_view key) {
+    if (key == "password_file" || key == "password_env") return false;
+    return key.find("password") != std::string_view::npos || key == "pw";
 }
 
 provider_uri parse_provider_uri(std::string_view text) {
@@ -197,8 +207,8 @@ std::optional<std::string> uri_options::take(const std::string& key) {
 }
 
 void uri_options::bad_value(const std::string& key, const std::string& value, const std::string& expected) const {
-    const bool secret = key.find("password") != std::string::npos;
-    throw configuration_error("provider URI \"" + uri_.redacted() + "\": option " + key + "=" + (secret ? "***" : value) +
+    throw configuration_error("provider URI \"" + uri_.redacted() + "\": option " + key + "=" +
+                              (is_secret_uri_key(key) ? "***" : value) +
                               " is invalid; expected " + expected);
 }
 
@@ -232,6 +242,30 @@ std::optional<std::int64_t> uri_options::integer(const std::string& key, std::in
     const std::int64_t n = std::stoll(*v);
     if (n < min || n > max) bad_value(key, *v, range);
     return n;
+}
+
+namespace {
+
+/// Why `path` cannot be read as a file, or "" when it can.
+std::string unreadable_because(const std::string& path) {
+    if (path.empty()) return "the path is empty";
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0) return std::strerror(errno);
+    if (!S_ISREG(info.st_mode)) return "not a regular file";
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::strerror(errno);
+    ::close(fd);
+    return "";
+}
+
+}  // namespace
+
+std::optional<std::string> uri_options::readable_file(const std::string& key) {
+    auto v = take(key);
+    if (!v) return std::nullopt;
+    const std::string why = unreadable_because(*v);
+    if (!why.empty()) bad_value(key, *v, "the path of a file this process can read (" + why + ")");
+    return v;
 }
 
 void uri_options::finish() const {

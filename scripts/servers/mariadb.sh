@@ -4,10 +4,15 @@
 #   mariadb.sh start DIR    -> install db + start, wait until ready, print `export ...` lines
 #   mariadb.sh stop DIR     -> stop by the PID in DIR/pid (also: `halt DIR`/`resume DIR` for
 #                              the recovery test: stop/start without removing the data)
+# TLS is on (fresh certificates in DIR/tls, see tls-certs.sh) and optional, so plain connections
+# work as before; user `shedlock_cert` may log in only over TLS with the client certificate.
 set -euo pipefail
 cmd="${1:?usage: mariadb.sh start|stop|halt|resume DIR}"
 dir="${2:?usage: mariadb.sh start|stop|halt|resume DIR}"
 port="${SHEDLOCK_MARIADB_PORT:-33069}"
+# halt/resume run without the start's environment: they use the port that start recorded, so a
+# server started on its own port never comes back on the default one (someone else's).
+[ "$cmd" != start ] && [ -f "$dir/port" ] && port="$(cat "$dir/port")"
 server="$(command -v mariadbd || echo /usr/sbin/mariadbd)"
 [ -x "$server" ] || { echo "mariadb.sh: mariadbd not found; run scripts/install-deps.sh" >&2; exit 1; }
 user="$(id -un)"
@@ -15,7 +20,9 @@ user="$(id -un)"
 run_server() {
   "$server" --no-defaults --datadir="$dir/data" --port="$port" --bind-address=127.0.0.1 \
     --socket="$dir/mysqld.sock" --pid-file="$dir/mysqld.pid" --user="$user" --skip-name-resolve \
-    --max-connections=300 --log-error="$dir/server.log" </dev/null >>"$dir/server.log" 2>&1 &
+    --max-connections=300 --log-error="$dir/server.log" \
+    --ssl-ca="$dir/tls/ca.crt" --ssl-cert="$dir/tls/server.crt" --ssl-key="$dir/tls/server.key" \
+    </dev/null >>"$dir/server.log" 2>&1 &
   echo $! >"$dir/pid"
   for _ in $(seq 1 150); do
     mariadb-admin --no-defaults --protocol=socket --socket="$dir/mysqld.sock" -u root ping >/dev/null 2>&1 && return 0
@@ -38,14 +45,20 @@ stop_server() {
 case "$cmd" in
   start)
     mkdir -p "$dir"
+    echo "$port" >"$dir/port"
     mariadb-install-db --no-defaults --datadir="$dir/data" --user="$user" --auth-root-authentication-method=socket \
       --skip-test-db >"$dir/install.log" 2>&1
+    "$(dirname "$0")/tls-certs.sh" "$dir/tls"
     run_server
     mariadb --no-defaults --protocol=socket --socket="$dir/mysqld.sock" -u root -e "
       CREATE DATABASE shedlock_test;
       CREATE USER 'shedlock'@'127.0.0.1' IDENTIFIED BY 'shedlock-test-pw';
-      GRANT ALL ON shedlock_test.* TO 'shedlock'@'127.0.0.1';"
+      GRANT ALL ON shedlock_test.* TO 'shedlock'@'127.0.0.1';
+      CREATE USER 'shedlock_cert'@'127.0.0.1' REQUIRE SUBJECT '/CN=shedlock_cert';
+      GRANT ALL ON shedlock_test.* TO 'shedlock_cert'@'127.0.0.1';"
     echo "export SHEDLOCK_TEST_MYSQL_URI='mysql://shedlock:shedlock-test-pw@127.0.0.1:$port/shedlock_test'"
+    echo "export SHEDLOCK_TEST_MYSQL_CERT_URI='mysql://shedlock_cert@127.0.0.1:$port/shedlock_test'"
+    echo "export SHEDLOCK_TEST_MARIADB_TLS_DIR='$dir/tls'"
     echo "export SHEDLOCK_TEST_MARIADB_DIR='$dir'"
     echo "export SHEDLOCK_TEST_MARIADB_SCRIPT='$(cd "$(dirname "$0")" && pwd)/mariadb.sh'"
     ;;

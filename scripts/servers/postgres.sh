@@ -5,10 +5,15 @@
 #   postgres.sh stop DIR    -> stop by the PID in DIR/pid (also: `halt DIR`/`resume DIR` for
 #                              the recovery test: stop/start without removing the data)
 # PostgreSQL refuses to run as root: as root it runs as user `postgres` (DIR is chowned to it).
+# TLS is on (fresh certificates in DIR/tls, see tls-certs.sh) and optional, so plain connections
+# work as before; role `shedlock_cert` may log in only over TLS with the client certificate.
 set -euo pipefail
 cmd="${1:?usage: postgres.sh start|stop|halt|resume DIR}"
 dir="${2:?usage: postgres.sh start|stop|halt|resume DIR}"
 port="${SHEDLOCK_POSTGRES_PORT:-54329}"
+# halt/resume run without the start's environment: they use the port that start recorded, so a
+# server started on its own port never comes back on the default one (someone else's).
+[ "$cmd" != start ] && [ -f "$dir/port" ] && port="$(cat "$dir/port")"
 bindir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
 [ -x "$bindir/postgres" ] || { echo "postgres.sh: no PostgreSQL server under /usr/lib/postgresql; run scripts/install-deps.sh" >&2; exit 1; }
 as_user=()
@@ -17,6 +22,8 @@ as_user=()
 run_server() {
   "${as_user[@]}" "$bindir/postgres" -D "$dir/data" -p "$port" -c listen_addresses=127.0.0.1 \
     -c unix_socket_directories="$dir" -c max_connections=200 -c fsync=on \
+    -c ssl=on -c ssl_cert_file="$dir/tls/server.crt" -c ssl_key_file="$dir/tls/server.key" \
+    -c ssl_ca_file="$dir/tls/ca.crt" \
     </dev/null >>"$dir/server.log" 2>&1 &
   local launcher=$!
   for _ in $(seq 1 100); do
@@ -44,6 +51,7 @@ stop_server() {
 case "$cmd" in
   start)
     mkdir -p "$dir"
+    echo "$port" >"$dir/port"
     if [ ${#as_user[@]} -gt 0 ]; then
       chown postgres "$dir"
       # scripts/test.sh makes its servers dir with mktemp -d (mode 700): let `postgres` through.
@@ -53,10 +61,20 @@ case "$cmd" in
     [ ${#as_user[@]} -gt 0 ] && chown postgres "$dir/pwfile"
     "${as_user[@]}" "$bindir/initdb" -D "$dir/data" -U shedlock --pwfile="$dir/pwfile" -A scram-sha-256 \
       -E UTF8 --no-instructions >"$dir/initdb.log" 2>&1
+    "$(dirname "$0")/tls-certs.sh" "$dir/tls"
+    [ ${#as_user[@]} -gt 0 ] && chown -R postgres "$dir/tls"
+    # First match wins: the certificate user before initdb's password lines.
+    hba="$dir/data/pg_hba.conf"
+    { echo "hostssl all shedlock_cert 127.0.0.1/32 cert"; cat "$hba"; } >"$hba.new" && mv "$hba.new" "$hba"
+    [ ${#as_user[@]} -gt 0 ] && chown postgres "$hba"
     run_server
     PGPASSWORD=shedlock-test-pw "$bindir/psql" -q -h 127.0.0.1 -p "$port" -U shedlock -d postgres \
-      -c "CREATE DATABASE shedlock_test" >/dev/null
+      -c "CREATE DATABASE shedlock_test" -c "CREATE ROLE shedlock_cert LOGIN" >/dev/null
+    PGPASSWORD=shedlock-test-pw "$bindir/psql" -q -h 127.0.0.1 -p "$port" -U shedlock -d shedlock_test \
+      -c "GRANT CREATE, USAGE ON SCHEMA public TO shedlock_cert" >/dev/null
     echo "export SHEDLOCK_TEST_POSTGRES_URI='postgresql://shedlock:shedlock-test-pw@127.0.0.1:$port/shedlock_test'"
+    echo "export SHEDLOCK_TEST_POSTGRES_CERT_URI='postgresql://shedlock_cert@127.0.0.1:$port/shedlock_test'"
+    echo "export SHEDLOCK_TEST_POSTGRES_TLS_DIR='$dir/tls'"
     echo "export SHEDLOCK_TEST_POSTGRES_DIR='$dir'"
     echo "export SHEDLOCK_TEST_POSTGRES_SCRIPT='$(cd "$(dirname "$0")" && pwd)/postgres.sh'"
     ;;

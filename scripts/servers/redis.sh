@@ -10,7 +10,11 @@ set -euo pipefail
 cmd="${1:?usage: redis.sh start|stop|halt|resume DIR}"
 dir="${2:?usage: redis.sh start|stop|halt|resume DIR}"
 port="${SHEDLOCK_REDIS_PORT:-63799}"
+# halt/resume run without the start's environment: they use the port that start recorded, so a
+# server started on its own port never comes back on the default one (someone else's).
+[ "$cmd" != start ] && [ -f "$dir/port" ] && port="$(cat "$dir/port")"
 replica_port="${SHEDLOCK_REDIS_REPLICA_PORT:-63798}"
+[ "$cmd" != start ] && [ -f "$dir/replica_port" ] && replica_port="$(cat "$dir/replica_port")"
 password="shedlock-test-pw"
 server="$(command -v redis-server || echo /usr/bin/redis-server)"
 [ -x "$server" ] || { echo "redis.sh: redis-server not found; run scripts/install-deps.sh" >&2; exit 1; }
@@ -50,6 +54,8 @@ stop_pid() {
 case "$cmd" in
   start)
     mkdir -p "$dir"
+    echo "$port" >"$dir/port"
+    echo "$replica_port" >"$dir/replica_port"
     run_primary
     run_server replica "$replica_port" "$dir/replica.pid" --replicaof 127.0.0.1 "$port" --masterauth "$password" \
       --dbfilename replica.rdb

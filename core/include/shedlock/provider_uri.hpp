@@ -28,6 +28,11 @@ struct provider_uri {
     std::string redacted() const;
 };
 
+/// True for query keys whose values are secrets (`password`, `pw`, ...): redacted() and option
+/// errors show them as `***`. `password_file` and `password_env` only say where a secret is,
+/// so they are shown.
+bool is_secret_uri_key(std::string_view key);
+
 /// Parses `text`; throws configuration_error naming the (redacted) URI and the fix.
 provider_uri parse_provider_uri(std::string_view text);
 
@@ -40,6 +45,10 @@ public:
     std::optional<bool> flag(const std::string& key);
     std::optional<std::chrono::milliseconds> duration(const std::string& key);
     std::optional<std::int64_t> integer(const std::string& key, std::int64_t min, std::int64_t max);
+    /// A path to a regular file this process can open for reading, checked now (so a typo in
+    /// a certificate path fails at start-up, naming the key and the path, not at the first
+    /// connection). The file is not read.
+    std::optional<std::string> readable_file(const std::string& key);
     /// Throws configuration_error if the URI has a query key that no call above asked for.
     void finish() const;
 

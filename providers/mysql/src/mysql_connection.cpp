@@ -1,5 +1,7 @@
 #include "mysql_connection.hpp"
 
+#include "mysql_tls.hpp"
+
 #include <shedlock/error.hpp>
 
 #include <mutex>
@@ -35,6 +37,12 @@ mysql_connection::mysql_connection(const mysql_options& options)
         mysql_close(db_);
         throw_mysql_error(code, message, context_);
     }
+    try {
+        require_tls(db_, options.tls, context_);
+    } catch (...) {
+        mysql_close(db_);
+        throw;
+    }
     set_session(options);
 }
 
@@ -52,6 +60,7 @@ void mysql_connection::configure(const mysql_options& options) {
     mysql_optionsv(db_, MYSQL_OPT_WRITE_TIMEOUT, &io);
     mysql_optionsv(db_, MYSQL_OPT_RECONNECT, &no);
     mysql_optionsv(db_, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+    apply_tls(db_, options.tls);
 }
 
 void mysql_connection::set_session(const mysql_options& options) {

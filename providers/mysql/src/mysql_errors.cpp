@@ -21,6 +21,8 @@ storage_category category_of(unsigned code) {
         case 3024:  // ER_QUERY_TIMEOUT (MySQL)
         case 1040:  // ER_CON_COUNT_ERROR
             return storage_category::busy;
+        case 2026:  // CR_SSL_CONNECTION_ERROR: a certificate refused, or TLS demanded and not offered
+            return storage_category::access_denied;
         case 1053:  // ER_SERVER_SHUTDOWN
         case 1927:  // ER_CONNECTION_KILLED
         case 4031:  // ER_CLIENT_INTERACTION_TIMEOUT
@@ -31,7 +33,8 @@ storage_category category_of(unsigned code) {
     return storage_category::other;
 }
 
-std::string hint(storage_category category) {
+std::string hint(unsigned code, storage_category category) {
+    if (code == 2026) return "; check ssl_mode, ssl_ca (the CA that signed the server's certificate), ssl_cert and ssl_key";
     switch (category) {
         case storage_category::access_denied: return "; check the user, password and grants";
         case storage_category::unavailable: return "; is the server running and reachable?";
@@ -45,7 +48,7 @@ void throw_mysql_error(unsigned code, const std::string& message, const mysql_er
     const std::string& text = message;
     const auto category = category_of(code);
     throw storage_error(category, "MySQL/MariaDB " + context.shown + ": " + text + " [error " + std::to_string(code) +
-                                      "]" + hint(category));
+                                      "]" + hint(code, category));
 }
 
 }  // namespace shedlock::providers::detail

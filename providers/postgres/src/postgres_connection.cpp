@@ -28,7 +28,14 @@ storage_category category_of_state(const std::string& state) {
     return storage_category::other;
 }
 
+/// A certificate was refused, or TLS was required and not offered: no retry will help.
+bool is_tls_failure(const std::string& message) {
+    return message.find("certificate") != std::string::npos || message.find("does not support SSL") != std::string::npos ||
+           message.find("SSL error: tlsv1 alert") != std::string::npos;
+}
+
 storage_category category_of_connect_failure(const std::string& message) {
+    if (is_tls_failure(message)) return storage_category::access_denied;
     if (message.find("authentication failed") != std::string::npos ||
         message.find("no password supplied") != std::string::npos ||
         message.find("no pg_hba.conf entry") != std::string::npos)
@@ -46,6 +53,10 @@ std::string postgres_conninfo(const postgres_options& o) {
                        " application_name='shedlock-cpp'" + " options=" +
                        quoted("-c DateStyle=ISO -c statement_timeout=" + std::to_string(o.statement_timeout.count()));
     if (o.password) info += " password=" + quoted(*o.password);
+    const std::pair<const char*, const std::string*> tls[] = {
+        {"sslmode", &o.tls.mode}, {"sslrootcert", &o.tls.ca_file}, {"sslcert", &o.tls.cert_file}, {"sslkey", &o.tls.key_file}};
+    for (const auto& [key, value] : tls)
+        if (!value->empty()) info += std::string(" ") + key + "=" + quoted(*value);
     return info;
 }
 
@@ -60,7 +71,10 @@ void throw_postgres_error(const std::exception& e, const std::string& shown) {
     if (dynamic_cast<const pqxx::broken_connection*>(&e)) {
         const auto category = category_of_connect_failure(message);
         std::string hint;
-        if (category == storage_category::access_denied) hint = "; check the user and password";
+        if (category == storage_category::access_denied)
+            hint = is_tls_failure(message) ? "; check sslmode, sslrootcert (the CA that signed the server's certificate), "
+                                             "sslcert and sslkey"
+                                           : "; check the user and password";
         if (category == storage_category::unavailable) hint = "; is the server running and reachable?";
         throw storage_error(category, prefix + message + hint);
     }

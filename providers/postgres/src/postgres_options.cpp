@@ -4,6 +4,13 @@
 #include <shedlock/providers/sql/sql_uri_options.hpp>
 
 namespace shedlock::providers {
+namespace {
+
+// libpq's own keys and modes, passed through to its connection string.
+const sql::tls_keys postgres_tls_keys{
+    "sslmode", "sslrootcert", "sslcert", "sslkey", {"disable", "allow", "prefer", "require", "verify-ca", "verify-full"}};
+
+}  // namespace
 
 postgres_options postgres_options::from_uri(const provider_uri& uri) {
     sql::require_scheme(uri, {"postgresql", "postgres"});
@@ -11,6 +18,7 @@ postgres_options postgres_options::from_uri(const provider_uri& uri) {
     uri_options query(uri);
     sql::read_server_uri(uri, query, o);
     sql::read_sql_uri_options(query, o);
+    o.tls = sql::read_tls_uri(uri, query, postgres_tls_keys);
     if (auto v = query.flag("async_unlock")) o.async_unlock = *v;
     query.finish();
     return o;

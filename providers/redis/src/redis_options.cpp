@@ -1,6 +1,7 @@
 #include "redis_keys.hpp"
 
 #include <shedlock/error.hpp>
+#include <shedlock/uri_password.hpp>
 
 #include <algorithm>
 
@@ -45,7 +46,6 @@ redis_options redis_options_from_uri(const provider_uri& uri) {
     if (!uri.host.empty()) o.host = uri.host;
     if (uri.port) o.port = *uri.port;
     o.user = uri.user;
-    o.password = uri.password;
     if (!uri.path.empty()) {
         if (uri.path.size() > 5 || uri.path.find_first_not_of("0123456789") != std::string::npos)
             throw configuration_error("provider URI \"" + uri.redacted() + "\": database \"" + uri.path +
@@ -53,6 +53,7 @@ redis_options redis_options_from_uri(const provider_uri& uri) {
         o.db = std::stoi(uri.path);
     }
     uri_options q(uri);
+    o.password = read_uri_password(uri, q);
     if (auto v = q.text("prefix")) o.prefix = *v;
     if (auto v = q.text("env")) o.env = *v;
     if (auto v = q.duration("connect_timeout")) o.connect_timeout = *v;

@@ -1,4 +1,5 @@
 #include <shedlock/providers/sql/server_options.hpp>
+#include <shedlock/uri_password.hpp>
 
 namespace shedlock::providers::sql {
 
@@ -18,7 +19,7 @@ void read_server_uri(const provider_uri& uri, uri_options& query, server_options
     if (uri.port) out.port = *uri.port;
     if (!uri.path.empty()) out.database = uri.path;
     if (!uri.user.empty()) out.user = uri.user;
-    out.password = uri.password;
+    out.password = read_uri_password(uri, query);
     if (auto v = query.duration("connect_timeout")) out.connect_timeout = *v;
     if (auto v = query.duration("statement_timeout")) out.statement_timeout = *v;
 }

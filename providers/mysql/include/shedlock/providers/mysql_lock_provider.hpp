@@ -27,8 +27,11 @@ struct mysql_options : sql::sql_lock_options, sql::server_options {
     // timeout (rounded up to whole seconds, plus one), so a hung server cannot block a caller forever.
 
     /// Reads `mysql://user:pw@host:port/db?table=..&use_db_time=..&pool_size=..&connect_timeout=..
-    /// &statement_timeout=..&create_schema=..` (scheme `mariadb:` too). Unknown keys and bad values
-    /// are configuration_errors naming the key; the password is never shown.
+    /// &statement_timeout=..&create_schema=..` (scheme `mariadb:` too), the password from the URI
+    /// or `password_file=` / `password_env=` (see read_uri_password), and TLS: `ssl_mode=`
+    /// (DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY; the VERIFY modes need `ssl_ca=`),
+    /// `ssl_ca=`, `ssl_cert=`, `ssl_key=` (see sql::read_tls_uri for the checks). Unknown keys and
+    /// bad values are configuration_errors naming the key; the password is never shown.
     static mysql_options from_uri(const provider_uri& uri);
     /// The same connection as a URI with the password replaced by `***` (for messages).
     std::string redacted_uri() const { return server_options::redacted_uri("mysql"); }
@@ -43,7 +46,8 @@ std::unique_ptr<sql::sql_dialect> make_mysql_dialect();
 
 /// Connects (lazily growing a pool up to `pool_size`) and checks the lock table.
 /// Throws storage_error: `unavailable` (server unreachable within connect_timeout),
-/// `access_denied` (wrong user or password), `missing_schema` (the message holds the DDL).
+/// `access_denied` (wrong user or password, a server certificate not accepted, or a session that
+/// ssl_mode demands be encrypted and is not), `missing_schema` (the message holds the DDL).
 /// Messages show the server as a URI without the password.
 std::unique_ptr<sql::sql_lock_provider> make_mysql_lock_provider(const mysql_options& options,
                                                                  const shedlock::clock& clock = system_clock::instance());

@@ -32,7 +32,10 @@ struct postgres_options : sql::sql_lock_options, sql::server_options {
     bool async_unlock = true;
 
     /// Reads `postgresql://user:pw@host:port/db?table=..&use_db_time=..&pool_size=..&connect_timeout=..
-    /// &statement_timeout=..&create_schema=..&async_unlock=..` (scheme `postgres:` too).
+    /// &statement_timeout=..&create_schema=..&async_unlock=..` (scheme `postgres:` too), the
+    /// password from the URI or `password_file=` / `password_env=` (see read_uri_password), and
+    /// TLS: `sslmode=` (disable, allow, prefer, require, verify-ca, verify-full), `sslrootcert=`,
+    /// `sslcert=`, `sslkey=`, passed to libpq as they are (see sql::read_tls_uri for the checks).
     /// Unknown keys and bad values are configuration_errors naming the key; the password is never shown.
     static postgres_options from_uri(const provider_uri& uri);
     /// The same connection as a URI with the password replaced by `***` (for messages).
@@ -46,7 +49,8 @@ std::unique_ptr<sql::sql_dialect> make_postgres_dialect(bool async_unlock = true
 
 /// Connects (lazily growing a pool up to `pool_size`) and checks the lock table.
 /// Throws storage_error: `unavailable` (server unreachable within connect_timeout),
-/// `access_denied` (wrong user or password), `missing_schema` (the message holds the DDL).
+/// `access_denied` (wrong user or password, a certificate not accepted, or TLS demanded by
+/// sslmode and not offered), `missing_schema` (the message holds the DDL).
 /// Messages show the server as a URI without the password.
 std::unique_ptr<sql::sql_lock_provider> make_postgres_lock_provider(
     const postgres_options& options, const shedlock::clock& clock = system_clock::instance());

@@ -38,8 +38,9 @@ struct redis_options {
 };
 
 /// Reads `redis://[user][:password]@host[:6379][/db]?prefix=..&env=..&connect_timeout=2s&
-/// command_timeout=1s&pool_size=4&java_compat=false&fencing=true`. Throws configuration_error
-/// naming the (redacted) URI and the fix for an unknown option or a bad value.
+/// command_timeout=1s&pool_size=4&java_compat=false&fencing=true`; instead of a password in the
+/// URI, `password_file=/path` or `password_env=NAME` (see read_uri_password). Throws
+/// configuration_error naming the (redacted) URI and the fix for an unknown option or a bad value.
 redis_options redis_options_from_uri(const provider_uri& uri);
 
 /// Creates a Redis lock provider. Options are validated here (configuration_error); no connection

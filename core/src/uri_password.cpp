@@ -1,0 +1,96 @@
+#include <shedlock/error.hpp>
+#include <shedlock/uri_password.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace shedlock {
+namespace {
+
+[[noreturn]] void refuse(const provider_uri& uri, const std::string& why) {
+    throw configuration_error("provider URI \"" + uri.redacted() + "\": " + why);
+}
+
+/// Closes the descriptor on every path out of read_first_line.
+struct descriptor {
+    int fd;
+    ~descriptor() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+/// The file's first line; a password longer than this is surely not one line of a secret file.
+constexpr std::size_t max_password_file = 64 * 1024;
+
+std::string read_first_line(const provider_uri& uri, const std::string& path) {
+    const std::string shown = "password_file \"" + path + "\"";
+    const descriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+    struct stat info {};
+    if (file.fd < 0 || ::fstat(file.fd, &info) != 0)
+        refuse(uri, shown + " cannot be read (" + std::strerror(errno) + "); give a file this process can read");
+    if (!S_ISREG(info.st_mode)) refuse(uri, shown + " is not a regular file; give the file that holds the password");
+    // Refused rather than warned about: a warning from a library is easily lost, a secret file
+    // that every local user may read is not.
+    if (info.st_mode & S_IROTH)
+        refuse(uri, shown + " is readable by every user; restrict it (chmod 600 " + path + ", or 640 for a group)");
+    std::string text(std::min<std::size_t>(static_cast<std::size_t>(info.st_size), max_password_file), '\0');
+    std::size_t got = 0;
+    while (got < text.size()) {
+        const ssize_t n = ::read(file.fd, text.data() + got, text.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) refuse(uri, shown + " cannot be read (" + std::strerror(errno) + ")");
+        if (n == 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    text.resize(got);
+    text = text.substr(0, text.find('\n'));
+    if (!text.empty() && text.back() == '\r') text.pop_back();  // a file written on Windows
+    if (text.empty()) refuse(uri, shown + " has an empty first line; write the password on its first line");
+    return text;
+}
+
+bool is_variable_name(const std::string& name) {
+    if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+    for (unsigned char c : name)
+        if (!std::isalnum(c) && c != '_') return false;
+    return true;
+}
+
+std::string read_variable(const provider_uri& uri, const std::string& name) {
+    if (!is_variable_name(name))
+        refuse(uri, "password_env \"" + name + "\" is not a variable name; use letters, digits and '_', e.g. DB_PASSWORD");
+    const char* value = std::getenv(name.c_str());
+    if (!value) refuse(uri, "password_env names " + name + ", which is not set; export " + name + " before starting");
+    if (!*value) refuse(uri, "password_env names " + name + ", which is empty; set it to the password");
+    return value;
+}
+
+}  // namespace
+
+std::optional<std::string> read_uri_password(const provider_uri& uri, uri_options& query) {
+    const auto file = query.text("password_file");
+    const auto env = query.text("password_env");
+    const int sources = (uri.password ? 1 : 0) + (file ? 1 : 0) + (env ? 1 : 0);
+    if (sources > 1)
+        refuse(uri, "the password is given " + std::string(uri.password ? "in the URI and " : "") +
+                        (file ? "by password_file" : "") + (file && env ? " and " : "") + (env ? "by password_env" : "") +
+                        "; give it one way only");
+    if (file) return read_first_line(uri, *file);
+    if (env) return read_variable(uri, *env);
+    return uri.password;
+}
+
+std::vector<std::string> secret_environment_variables(const provider_uri& uri) {
+    const auto env = uri.query.find("password_env");
+    if (env == uri.query.end()) return {};
+    return {env->second};
+}
+
+}  // namespace shedlock

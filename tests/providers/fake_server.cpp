@@ -1,0 +1,63 @@
+#include "fake_server.hpp"
+
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <stdexcept>
+
+namespace shedlock::test {
+
+fake_server::fake_server(std::function<void(int fd)> session) : session_(std::move(session)) {
+    listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (listener_ < 0 || ::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::listen(listener_, 8) != 0 || ::getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+        throw std::runtime_error("fake_server: cannot listen on 127.0.0.1");
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { serve(); });
+}
+
+fake_server::~fake_server() {
+    ::shutdown(listener_, SHUT_RDWR);  // wakes the poll in serve()
+    thread_.join();
+    ::close(listener_);
+}
+
+void fake_server::serve() {
+    while (true) {
+        pollfd waiting{listener_, POLLIN, 0};
+        if (::poll(&waiting, 1, -1) < 0 || (waiting.revents & (POLLHUP | POLLERR | POLLNVAL))) return;
+        const int fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+        if (fd < 0) return;
+        session_(fd);
+        ::close(fd);
+    }
+}
+
+std::string read_exactly(int fd, std::size_t n) {
+    std::string out(n, '\0');
+    std::size_t got = 0;
+    while (got < n) {
+        const ssize_t r = ::read(fd, out.data() + got, n - got);
+        if (r <= 0) return "";
+        got += static_cast<std::size_t>(r);
+    }
+    return out;
+}
+
+bool write_all(int fd, const std::string& bytes) {
+    std::size_t sent = 0;
+    while (sent < bytes.size()) {
+        const ssize_t w = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+        if (w <= 0) return false;
+        sent += static_cast<std::size_t>(w);
+    }
+    return true;
+}
+
+}  // namespace shedlock::test

@@ -1,0 +1,136 @@
+// PostgreSQL over TLS: the URI's sslmode, sslrootcert, sslcert and sslkey are checked before any
+// connection; against the test server (TLS on, certificates made at its start by
+// scripts/servers/tls-certs.sh) a verified session is really encrypted, a wrong CA is refused,
+// a client certificate admits the user that needs one; a server without TLS is refused.
+#include "fake_server.hpp"
+#include "postgres_connection.hpp"  // the provider's own session, so the server can be asked about it
+#include "server_env.hpp"
+#include "test_env.hpp"
+
+#include <shedlock/error.hpp>
+#include <shedlock/providers/postgres_lock_provider.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <fstream>
+#include <functional>
+
+using namespace shedlock;
+using namespace shedlock::providers;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const std::string password = "shedlock-test-pw";  // what scripts/servers/postgres.sh sets
+
+std::string tls_file(const std::string& name) {
+    return test::required_env("SHEDLOCK_TEST_POSTGRES_TLS_DIR", "scripts/servers/postgres.sh") + "/" + name;
+}
+
+/// The test server's URI (or `env`'s) with `query` and a table of this process.
+postgres_options options(const std::string& query, const char* env = "SHEDLOCK_TEST_POSTGRES_URI") {
+    const std::string uri = test::required_env(env, "scripts/servers/postgres.sh");
+    auto o = postgres_options::from_uri(parse_provider_uri(uri + "?" + query));
+    o.table = "tls_" + std::to_string(::getpid());
+    o.create_schema_if_missing = true;
+    return o;
+}
+
+std::string verified(const std::string& ca) { return "sslmode=verify-full&sslrootcert=" + tls_file(ca); }
+
+/// `ssl` of pg_stat_ssl for a session opened the way the provider opens its own.
+std::string session_ssl(const postgres_options& o) {
+    providers::detail::postgres_connection session(o);
+    const auto result = session.execute("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()", {});
+    return result.rows.at(0).at(0).value_or("");
+}
+
+/// The storage_error that opening a provider with `o` throws.
+storage_error open_error(const postgres_options& o) {
+    try {
+        (void)make_postgres_lock_provider(o);
+    } catch (const storage_error& e) {
+        return e;
+    }
+    FAIL("connected, but should have been refused");
+    throw std::logic_error("unreachable");
+}
+
+std::string uri_error(const std::string& text) {
+    try {
+        (void)postgres_options::from_uri(parse_provider_uri(text));
+    } catch (const configuration_error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("postgres TLS URIs: keys reach libpq, and bad modes, files and combinations are refused", "[postgres][tls][uri]") {
+    const std::string pem = test::scratch_dir() + "/any.pem";  // only its readability is checked here
+    std::ofstream(pem) << "x";
+    const std::string base = "postgresql://app:s3cret@db.example/locks?";
+    auto o = postgres_options::from_uri(parse_provider_uri(base + "sslmode=VERIFY-FULL&sslrootcert=" + pem +
+                                                           "&sslcert=" + pem + "&sslkey=" + pem));
+    CHECK(o.tls.mode == "verify-full");
+    const std::string conninfo = providers::detail::postgres_conninfo(o);
+    CHECK_THAT(conninfo, Contains("sslmode='verify-full'") && Contains("sslrootcert='" + pem + "'") &&
+                             Contains("sslcert='" + pem + "'") && Contains("sslkey='" + pem + "'"));
+    CHECK_THAT(providers::detail::postgres_conninfo(postgres_options::from_uri(parse_provider_uri(base))), !Contains("ssl"));
+
+    CHECK_THAT(uri_error(base + "sslmode=strict"),
+               Contains("sslmode=strict") && Contains("disable, allow, prefer, require, verify-ca, verify-full"));
+    CHECK_THAT(uri_error(base + "sslmode=require&sslrootcert=/nonexistent/ca.pem"),
+               Contains("sslrootcert=/nonexistent/ca.pem") && Contains("No such file"));
+    CHECK_THAT(uri_error(base + "sslmode=require&sslrootcert=" + test::scratch_dir()), Contains("not a regular file"));
+    CHECK_THAT(uri_error(base + "sslmode=require&sslcert=" + pem), Contains("sslcert is given without sslkey"));
+    CHECK_THAT(uri_error(base + "sslmode=require&sslkey=" + pem), Contains("sslkey is given without sslcert"));
+    CHECK_THAT(uri_error(base + "sslrootcert=" + pem), Contains("without sslmode") && Contains("sslmode=verify-full"));
+    CHECK_THAT(uri_error(base + "sslmode=disable&sslrootcert=" + pem), Contains("turns TLS off"));
+    for (const char* bad : {"sslmode=strict", "sslrootcert=/nonexistent", "sslrootcert=/etc"})
+        CHECK_THAT(uri_error(base + bad), !Contains("s3cret"));
+}
+
+TEST_CASE("postgres TLS: verify-full with the server's CA locks over an encrypted session", "[postgres][tls]") {
+    const auto o = options(verified("ca.crt"));
+    auto provider = make_postgres_lock_provider(o);
+    CHECK(provider->try_lock({"tls-verified", std::chrono::minutes{1}}));
+    CHECK(session_ssl(o) == "t");
+    CHECK(session_ssl(options("sslmode=disable")) == "f");  // the same check sees a plain session
+}
+
+TEST_CASE("postgres TLS: a CA that did not sign the server's certificate is refused", "[postgres][tls]") {
+    const auto e = open_error(options(verified("other-ca.crt")));
+    CHECK(e.category() == storage_category::access_denied);
+    CHECK_THAT(e.what(), Contains("certificate verify failed") && Contains("check sslmode, sslrootcert") &&
+                             !Contains(password));
+}
+
+TEST_CASE("postgres TLS: a user admitted by client certificate connects with it, not without", "[postgres][tls]") {
+    const std::string cert = "&sslcert=" + tls_file("client.crt") + "&sslkey=" + tls_file("client.key");
+    auto o = options(verified("ca.crt") + cert, "SHEDLOCK_TEST_POSTGRES_CERT_URI");
+    o.table += "_cert";  // a table of its own: shedlock_cert may not use the tables of user shedlock
+    auto provider = make_postgres_lock_provider(o);
+    CHECK(provider->try_lock({"tls-client-cert", std::chrono::minutes{1}}));
+
+    const auto e = open_error(options(verified("ca.crt"), "SHEDLOCK_TEST_POSTGRES_CERT_URI"));
+    CHECK(e.category() == storage_category::access_denied);
+    CHECK_THAT(e.what(), Contains("certificate"));
+}
+
+TEST_CASE("postgres TLS: sslmode=require refuses a server that offers no TLS", "[postgres][tls]") {
+    // The SSLRequest (8 bytes) answered 'N': what a server without TLS, or a stripping
+    // middlebox, says.
+    test::fake_server plain([](int fd) {
+        if (test::read_exactly(fd, 8).size() == 8) test::write_all(fd, "N");
+        (void)test::read_exactly(fd, 1);  // until the client gives up
+    });
+    auto o = postgres_options::from_uri(parse_provider_uri("postgresql://u:" + password + "@127.0.0.1:" +
+                                                           std::to_string(plain.port()) + "/db?sslmode=require"));
+    const auto e = open_error(o);
+    CHECK(e.category() == storage_category::access_denied);
+    CHECK_THAT(e.what(), Contains("does not support SSL") && !Contains(password));
+}
