@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages shedlock-cpp needs to build, test and run its demo, and to build
-# and test its own Debian packages (dpkg-dev, file; man-db renders the manual page).
+# and test its own Debian packages (dpkg-dev, file; man-db renders the manual page); faketime
+# gives the chaos suite its client clock faults.
 # Quiet and quick when everything is already there.
 set -euo pipefail
 
@@ -11,6 +12,7 @@ packages=(
   libcli11-dev libtomlplusplus-dev libhowardhinnant-date-dev tzdata
   postgresql mariadb-server redis-server openssl
   dpkg-dev file man-db
+  faketime
 )
 
 missing=()

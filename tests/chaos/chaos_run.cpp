@@ -81,7 +81,8 @@ run_outcome run_chaos(const run_options& options) {
     attempt_registry registry;
     worker_shared shared(options, setup.lanes, find_libfaketime(), registry);
     if (shared.libfaketime.empty() && (options.faults.count("clock") || options.faults.count("clock_jump")))
-        std::printf("chaos: no libfaketime found (Debian package faketime): clock faults skipped\n");
+        throw std::runtime_error("clock faults need libfaketime, which was not found: install the Debian package "
+                                 "faketime (scripts/install-deps.sh does), or leave clock and clock_jump out of --faults");
     fault_injector injector(options, setup, proxies, registry, options.seed ^ 0x5eedULL);
     run_for(options, shared, injector, out);
 
