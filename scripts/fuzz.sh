@@ -5,7 +5,7 @@
 # and exits 1 if any target crashed, leaked, timed out or ran out of memory, naming the
 # reproducer. The repository is never written to: grown corpora stay in the work directory.
 #
-#   scripts/fuzz.sh                                     # every target, 30 s each
+#   scripts/fuzz.sh                                     # every target, 30 s each (CI: 15 s)
 #   SHEDLOCK_FUZZ_SECONDS=600 scripts/fuzz.sh cron      # chosen targets, longer
 #
 # SHEDLOCK_FUZZ_JOBS (default 2) targets run at once; SHEDLOCK_FUZZ_WORK_DIR keeps corpora, logs

@@ -55,5 +55,8 @@ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHEDLOCK
 #   servers included, but not the tests that restart servers, drive the CLI, inject chaos or install.
 select=()
 [ -n "$sanitize" ] && select=(-LE "serial|e2e|example|install|chaos")
+# The model-based tests take 10,000 random steps per provider in the plain pass; under a
+# sanitizer (5-10x slower) 3,000 more steps with other seeds look for memory and thread errors.
+[ -n "$sanitize" ] && export SHEDLOCK_MODEL_STEPS="${SHEDLOCK_MODEL_STEPS:-3000}"
 cmake --build "$build_dir" -j2
 ctest --test-dir "$build_dir" --output-on-failure -j2 "${select[@]}" ${CTEST_ARGS:-}

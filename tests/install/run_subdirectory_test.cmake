@@ -17,10 +17,12 @@ if(rc EQUAL 0 OR NOT err MATCHES "SHEDLOCK_BUILD_CONFIG=\"maybe\" is not ON, OFF
   message(FATAL_ERROR "SHEDLOCK_BUILD_CONFIG=maybe was accepted (${rc}):\n${out}\n${err}")
 endif()
 
-# Locks only: no scheduler (so no Boost or date/tz), hence no config and no CLI either.
+# Locks only: no scheduler (so no Boost or date/tz), hence no config and no CLI either. Unoptimised
+# and without debug information: the test is about targets and linking, not code.
 file(REMOVE_RECURSE ${CONSUMER_BUILD})
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${CONSUMER_BUILD} -G ${GENERATOR}
-                  -DSHEDLOCK_SOURCE=${SOURCE} -DCMAKE_BUILD_TYPE=Release -DSHEDLOCK_BUILD_SCHEDULER=OFF
+                  -DSHEDLOCK_SOURCE=${SOURCE} -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g0"
+                  -DSHEDLOCK_BUILD_SCHEDULER=OFF
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "configure failed (${rc}):\n${out}\n${err}")
