@@ -4,7 +4,9 @@
 #include "terminal.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,10 +66,36 @@ child_exit decode(int status) {
     return result;
 }
 
-/// Polls the command until it exits, stopping it on deadline or request (TERM, then KILL after
-/// the grace). A command stopped from the terminal (Ctrl-Z) stops the wrapper too, as a shell
-/// job would, and both continue together.
+/// A descriptor that becomes readable when the process exits (Linux >= 5.3), or -1 where the
+/// kernel has none; then the wait falls back to sleeping between checks.
+class exit_descriptor {
+public:
+    explicit exit_descriptor(pid_t pid) : fd_(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0))) {}
+    exit_descriptor(const exit_descriptor&) = delete;
+    exit_descriptor& operator=(const exit_descriptor&) = delete;
+    ~exit_descriptor() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    /// Returns when the process exited or `limit` passed, whichever is first.
+    void wait_at_most(std::chrono::milliseconds limit) const {
+        if (fd_ < 0) {
+            std::this_thread::sleep_for(limit);
+            return;
+        }
+        pollfd p{fd_, POLLIN, 0};
+        ::poll(&p, 1, static_cast<int>(limit.count()));  // EINTR (a forwarded signal): check again
+    }
+
+private:
+    int fd_;
+};
+
+/// Waits for the command to exit, stopping it on deadline or request (TERM, then KILL after the
+/// grace). The exit wakes the wait at once (pidfd); the checks of the deadline, stop_requested and
+/// a terminal stop run every `check_every` meanwhile. A command stopped from the terminal
+/// (Ctrl-Z) stops the wrapper too, as a shell job would, and both continue together.
 struct waiter {
+    static constexpr std::chrono::milliseconds check_every{20};
     pid_t pid;
     const wait_policy& policy;
     foreground_terminal& terminal;
@@ -75,6 +103,7 @@ struct waiter {
     std::optional<std::chrono::steady_clock::time_point> kill_at;
 
     int wait() {
+        const exit_descriptor exited(pid);
         int status = 0;
         while (true) {
             const pid_t got = ::waitpid(pid, &status, WNOHANG | WUNTRACED);
@@ -84,7 +113,7 @@ struct waiter {
             }
             if (got == pid || (got < 0 && errno != EINTR)) return status;
             enforce(std::chrono::steady_clock::now());
-            std::this_thread::sleep_for(std::chrono::milliseconds{20});
+            exited.wait_at_most(check_every);
         }
     }
 
