@@ -54,12 +54,19 @@ function(shedlock_add_component name)
   set_property(GLOBAL APPEND PROPERTY SHEDLOCK_DEBIAN_DEPENDS ${ARG_DEBIAN_DEPENDS})
 endfunction()
 
-# shedlock_register_provider(<name>): the provider defines
+# shedlock_register_provider(<name> SCHEMES <scheme>...): the provider defines
 #   void shedlock::providers::register_<name>_provider(shedlock::provider_registry&)
-# and joins the generated umbrella (target shedlock::all, register_all_providers()). Adding a
-# backend therefore touches only its own folder.
+# registering exactly these URI schemes, and joins the generated umbrella (target shedlock::all,
+# register_all_providers()) and the CLI's plug-in modules (cli/CMakeLists.txt: the CLI declares
+# the schemes and loads the module when a URI names one; it refuses a module that registers
+# others). Adding a backend therefore touches only its own folder.
 function(shedlock_register_provider name)
+  cmake_parse_arguments(ARG "" "" "SCHEMES" ${ARGN})
+  if(NOT ARG_SCHEMES)
+    message(FATAL_ERROR "shedlock_register_provider(${name}): SCHEMES is missing (the URI schemes it registers)")
+  endif()
   set_property(GLOBAL APPEND PROPERTY SHEDLOCK_REGISTERED_PROVIDERS ${name})
+  set_property(GLOBAL PROPERTY SHEDLOCK_${name}_SCHEMES ${ARG_SCHEMES})
 endfunction()
 
 # shedlock_switch(<variable> <found> <description> <hint>): reads the cache variable <variable>

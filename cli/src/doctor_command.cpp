@@ -114,8 +114,8 @@ int doctor(const doctor_options& o) {
         return e.category() == storage_category::missing_schema ? exit_config : exit_unavailable;
     }
     r.ok("connect: " + opened.display);
-    if (opened.sql)
-        r.ok("table " + opened.sql->table().qualified() + " present" +
+    if (const std::string table = opened.provider->record_table(); !table.empty())
+        r.ok("table " + table + " present" +
              (opened.provider->supports_fencing() ? " with fencing_token"
                                                    : " WITHOUT fencing_token (a plain ShedLock table: fencing tokens unavailable)"));
     check_cycle(*opened.provider, r);

@@ -1,6 +1,7 @@
 #include "provider_factory.hpp"
 
-#include <shedlock/all_providers.hpp>
+#include "provider_modules.hpp"
+
 #include <shedlock/provider_uri.hpp>
 #include <shedlock/uri_password.hpp>
 
@@ -8,7 +9,7 @@ namespace shedlock::cli {
 
 provider_registry& registry() {
     static provider_registry& filled = [] () -> provider_registry& {
-        register_all_providers();
+        declare_provider_modules(provider_registry::global());
         return provider_registry::global();
     }();
     return filled;
@@ -23,7 +24,6 @@ opened_provider open_provider(const std::string& text, const open_options& how) 
     opened.display = uri.redacted();
     opened.secret_env = secret_environment_variables(uri);
     opened.provider = open_lock_provider(text, {.create_schema = how.create_schema}, registry());
-    opened.sql = dynamic_cast<providers::sql::sql_lock_provider*>(opened.provider.get());
     return opened;
 }
 

@@ -1,10 +1,10 @@
 #pragma once
-// A provider URI in, a lock provider out, through the provider registry (every provider of
-// the build, registered by shedlock::register_all_providers()).
+// A provider URI in, a lock provider out, through the provider registry: every provider of the
+// build is declared there and loaded from its plug-in module when a URI first names it
+// (provider_modules.hpp).
 
 #include <shedlock/lock_provider.hpp>
 #include <shedlock/provider_registry.hpp>
-#include <shedlock/providers/sql/sql_lock_provider.hpp>
 
 #include <memory>
 #include <optional>
@@ -19,9 +19,8 @@ struct open_options {
 
 struct opened_provider {
     std::unique_ptr<lock_provider> provider;
-    providers::sql::sql_lock_provider* sql = nullptr;  ///< the same object when it is an SQL provider
-    std::string kind;                                  ///< memory, sqlite, postgresql, mysql, redis
-    std::string display;                               ///< the URI, password redacted
+    std::string kind;     ///< memory, sqlite, postgresql, mysql, redis
+    std::string display;  ///< the URI, password redacted
     /// Environment variables holding the URI's secrets (its password_env): removed from the
     /// environment of every command the CLI starts.
     std::vector<std::string> secret_env;
@@ -32,7 +31,7 @@ struct opened_provider {
 /// storage_error when the backend cannot be reached or its table is missing.
 opened_provider open_provider(const std::string& uri, const open_options& options = {});
 
-/// The registry with every provider of this build (filled on first use).
+/// The registry with every provider of this build declared (loaded on first use).
 provider_registry& registry();
 
 /// The DDL of the lock table for `uri`, without connecting; empty when the backend has no schema.

@@ -28,11 +28,12 @@ int print(const schema_options& o) {
 
 int apply(const schema_options& o) {
     auto opened = open_provider(o.provider, {.create_schema = true});
-    if (!opened.sql) {
+    const std::string table = opened.provider->record_table();
+    if (table.empty()) {
         std::cout << opened.kind << " needs no schema\n";
         return exit_ok;
     }
-    std::cout << "lock table " << opened.sql->table().qualified() << " is ready on " << opened.display << "\n";
+    std::cout << "lock table " << table << " is ready on " << opened.display << "\n";
     try {
         (void)open_run_store(o.provider, {.create_schema = true, .retention = {}});
         std::cout << "run-record table is ready\n";

@@ -49,3 +49,32 @@ TEST_CASE("registry: a scheme can belong to one backend only", "[registry]") {
     CHECK_THROWS_WITH(open_lock_provider("x:", {}, registry), Contains("one has no lock provider"));
     CHECK_THROWS_WITH(open_run_store("x:", {}, registry), Contains("keeps no run records"));
 }
+
+TEST_CASE("registry: an on-demand backend is loaded when a URI first names it, once", "[registry]") {
+    provider_registry registry;
+    int loads = 0;
+    registry.add_on_demand("lazy", {"lazy", "lz"}, [&loads](provider_registry& r) {
+        ++loads;
+        r.add({"lazy", {"lazy", "lz"}, {}, {}, [](const provider_uri&) { return std::string("DDL"); }});
+    });
+    CHECK_THAT(registry.supported_schemes(), Contains("lazy://") && Contains("lz://"));
+    CHECK(loads == 0);  // declaring loads nothing
+    CHECK(schema_for("lz://h", registry) == "DDL");
+    CHECK(schema_for("lazy://h", registry) == "DDL");
+    CHECK(loads == 1);
+    CHECK(registry.supported_schemes() == "lazy://, lz://");  // each scheme named once
+    CHECK(registry.schemes() == std::vector<std::string>{"lazy", "lz"});
+}
+
+TEST_CASE("registry: an on-demand load that fails is reported and tried again", "[registry]") {
+    provider_registry registry;
+    int loads = 0;
+    registry.add_on_demand("broken", {"broken"}, [&loads](provider_registry&) {
+        if (++loads == 1) throw configuration_error("module broken.so cannot be loaded");
+    });
+    CHECK_THROWS_WITH(schema_for("broken://h", registry), Contains("broken.so cannot be loaded"));
+    // The second load returns without registering: the module does not match the program.
+    CHECK_THROWS_WITH(schema_for("broken://h", registry),
+                      Contains("was loaded for scheme \"broken\" but did not register it"));
+    CHECK(loads == 2);
+}

@@ -101,6 +101,10 @@ public:
     /// AFTER list_locks() to tell held from free records.
     virtual timestamp lock_time_now() { return clock().now(); }
 
+    /// The table the lock records live in ("ops.shedlock"), for operators' messages; empty for
+    /// backends without tables (memory, Redis).
+    virtual std::string record_table() const { return {}; }
+
     /// Called when an unlock from a destructor fails (default: one line on stderr).
     void set_error_handler(lock_error_handler handler);
 

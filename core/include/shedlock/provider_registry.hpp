@@ -45,15 +45,33 @@ public:
     /// Adds a backend. A second registration under the same name is ignored (registration is
     /// idempotent); a scheme already taken by another backend is a configuration_error.
     void add(backend_registration backend);
-    /// The backend for the URI's scheme; configuration_error naming the schemes of this build
-    /// when none has it.
+    /// Declares a backend that is registered only when a URI first names one of `schemes`: then
+    /// `load` runs once (e.g. loads a plug-in module, which calls add()), so a program pays for a
+    /// backend's client libraries only when it uses that backend. A `load` that throws is tried
+    /// again on the next lookup; one that does not register the schemes is a configuration_error.
+    void add_on_demand(std::string name, std::vector<std::string> schemes,
+                       std::function<void(provider_registry&)> load);
+    /// The backend for the URI's scheme (loading it when it was declared on demand);
+    /// configuration_error naming the schemes of this build when none has it.
     const backend_registration& find(const provider_uri& uri) const;
-    /// Every registered scheme, in registration order ("memory:, sqlite:, postgresql://, ...").
+    /// Every registered or on-demand scheme, in registration order ("memory:, sqlite:, ...").
     std::string supported_schemes() const;
+    /// The same schemes as a list ("memory", "sqlite", ...).
+    std::vector<std::string> schemes() const;
 
 private:
+    struct on_demand {
+        std::string name;
+        std::vector<std::string> schemes;
+        std::function<void(provider_registry&)> load;
+    };
+    const backend_registration* registered(const std::string& scheme) const;
+    const on_demand* declared(const std::string& scheme) const;
+
     mutable std::mutex mutex_;
     std::vector<std::unique_ptr<backend_registration>> backends_;  // stable addresses for find()
+    std::vector<std::unique_ptr<on_demand>> on_demand_;
+    mutable std::mutex load_mutex_;  // one load at a time; never held with mutex_ around a load
 };
 
 /// Opens the lock provider `uri` names (memory:, sqlite:FILE, postgresql://..., mysql://...,

@@ -42,6 +42,7 @@ public:
     std::string schema_sql() const { return dialect_->schema_sql(table_); }
     const sql_dialect& dialect() const noexcept { return *dialect_; }
     const table_name& table() const noexcept { return table_; }
+    std::string record_table() const override { return table_.qualified(); }
     /// The database server's current time (for clock-offset checks).
     timestamp server_now();
     std::optional<timestamp> server_time() override { return server_now(); }
