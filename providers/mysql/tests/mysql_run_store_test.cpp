@@ -1,4 +1,4 @@
-// The PostgreSQL run store on the real test server: the shared run-store checks, schema handling
+// The MySQL/MariaDB run store on the real test server: the shared run-store checks, schema handling
 // and URIs. Every test uses its own table `runs_<test>_<pid>`, dropped at the end.
 #include "run_store_checks.hpp"
 #include "run_store_conformance.hpp"
@@ -6,10 +6,10 @@
 #include "startup_race.hpp"
 
 #include <shedlock/error.hpp>
-#include <shedlock/providers/postgres_run_store.hpp>
+#include <shedlock/providers/mysql_run_store.hpp>
 
 #include <catch2/catch.hpp>
-#include <pqxx/pqxx>
+#include <mysql.h>
 
 #include <unistd.h>
 
@@ -20,13 +20,19 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::string server_uri() { return test::required_env("SHEDLOCK_TEST_POSTGRES_URI", "scripts/servers/postgres.sh"); }
+std::string server_uri() { return test::required_env("SHEDLOCK_TEST_MYSQL_URI", "providers/mysql/server.sh"); }
 
 void exec(const std::string& sql) {
-    const auto o = postgres_options::from_uri(parse_provider_uri(server_uri()));
-    pqxx::connection c("host=" + o.host + " port=" + std::to_string(o.port) + " dbname=" + o.database +
-                       " user=" + o.user + " password=" + o.password.value_or(""));
-    pqxx::nontransaction(c).exec(sql);
+    const auto o = mysql_options::from_uri(parse_provider_uri(server_uri()));
+    MYSQL* db = mysql_init(nullptr);
+    if (!mysql_real_connect(db, o.host.c_str(), o.user.c_str(), o.password ? o.password->c_str() : nullptr,
+                            o.database.c_str(), o.port, nullptr, 0) ||
+        mysql_query(db, sql.c_str()) != 0) {
+        const std::string error = mysql_error(db);
+        mysql_close(db);
+        throw std::runtime_error(error);
+    }
+    mysql_close(db);
 }
 
 /// Options for table `runs_<name>_<pid>` (created on demand); the table is dropped when the
@@ -34,7 +40,7 @@ void exec(const std::string& sql) {
 struct scratch_table {
     explicit scratch_table(const std::string& name) : table("runs_" + name + "_" + std::to_string(::getpid())) {
         exec("DROP TABLE IF EXISTS " + table);
-        options = postgres_run_options::from_uri(parse_provider_uri(server_uri()));
+        options = mysql_run_options::from_uri(parse_provider_uri(server_uri()));
         options.table = table;
         options.create_schema_if_missing = true;
     }
@@ -45,7 +51,7 @@ struct scratch_table {
         }
     }
     std::string table;
-    postgres_run_options options;
+    mysql_run_options options;
 };
 
 }  // namespace
@@ -54,16 +60,16 @@ namespace shedlock::conformance {
 namespace {
 
 /// Each store on a table of its own, dropped with the backend.
-class postgres_run_store_backend final : public run_store_backend {
+class mysql_run_store_backend final : public run_store_backend {
 public:
-    std::string name() const override { return "postgres"; }
+    std::string name() const override { return "mysql"; }
     std::unique_ptr<run_store> make_store(const run_retention& retention) override {
         tables_.push_back(std::make_unique<scratch_table>("suite" + std::to_string(tables_.size())));
         auto& t = *tables_.back();
         t.options.retention = retention;
         t.options.prune_every = 1;
         t.options.pool_size = 4;
-        return make_postgres_run_store(t.options);
+        return make_mysql_run_store(t.options);
     }
 
 private:
@@ -72,29 +78,29 @@ private:
 
 }  // namespace
 
-std::unique_ptr<run_store_backend> make_run_store_backend() { return std::make_unique<postgres_run_store_backend>(); }
+std::unique_ptr<run_store_backend> make_run_store_backend() { return std::make_unique<mysql_run_store_backend>(); }
 
 }  // namespace shedlock::conformance
 
-TEST_CASE("postgres run store: a missing table prints the DDL, create_schema creates it", "[postgres][run_store]") {
+TEST_CASE("mysql run store: a missing table prints the DDL, create_schema creates it", "[mysql][run_store]") {
     scratch_table t("schema");
     t.options.create_schema_if_missing = false;
-    CHECK_THROWS_WITH(make_postgres_run_store(t.options),
+    CHECK_THROWS_WITH(make_mysql_run_store(t.options),
                       Contains("run-record table \"" + t.table + "\" does not exist") &&
-                          Contains("CREATE TABLE IF NOT EXISTS \"" + t.table + "\"") && Contains("BIGSERIAL") &&
-                          Contains("CREATE INDEX IF NOT EXISTS \"" + t.table + "_task_id\" ON \"" + t.table + "\" (task, id)"));
-    CHECK_THROWS_WITH(make_postgres_run_store(t.options), !Contains(*t.options.server.password));
+                          Contains("CREATE TABLE IF NOT EXISTS `" + t.table + "`") && Contains("AUTO_INCREMENT") &&
+                          Contains("INDEX `" + t.table + "_task_id` (task, id)"));
+    CHECK_THROWS_WITH(make_mysql_run_store(t.options), !Contains(*t.options.server.password));
     t.options.create_schema_if_missing = true;
-    make_postgres_run_store(t.options)->append(test::sample_run("x", 1));
+    make_mysql_run_store(t.options)->append(test::sample_run("x", 1));
     t.options.create_schema_if_missing = false;
-    auto reader = make_postgres_run_store(t.options);  // a second store reads what the first wrote
+    auto reader = make_mysql_run_store(t.options);  // a second store reads what the first wrote
     CHECK(reader->last_runs("x", 5).size() == 1);
     CHECK(reader->tasks() == std::vector<std::string>{"x"});
 }
 
-TEST_CASE("postgres run store: from_uri takes the lock URI plus runs_table", "[postgres][run_store][uri]") {
-    const auto o = postgres_run_options::from_uri(parse_provider_uri(
-        "postgres://app:s3cret@db.example:6543/locks?table=ops.locks&runs_table=ops.runs&create_schema=1"
+TEST_CASE("mysql run store: from_uri takes the lock URI plus runs_table", "[mysql][run_store][uri]") {
+    const auto o = mysql_run_options::from_uri(parse_provider_uri(
+        "mariadb://app:s3cret@db.example:6543/locks?table=ops.locks&runs_table=ops.runs&create_schema=1"
         "&statement_timeout=2s"));
     CHECK(o.table == "ops.runs");
     CHECK(o.create_schema_if_missing);
@@ -103,19 +109,19 @@ TEST_CASE("postgres run store: from_uri takes the lock URI plus runs_table", "[p
     CHECK(o.server.database == "locks");
     CHECK(o.server.password == std::optional<std::string>{"s3cret"});
     CHECK(o.server.statement_timeout == 2s);
-    CHECK(postgres_run_options::from_uri(parse_provider_uri("postgresql://h/db")).table == "shedlock_runs");
+    CHECK(mysql_run_options::from_uri(parse_provider_uri("mysql://h/db")).table == "shedlock_runs");
     // The lock provider accepts the same URI (one URI opens both).
-    CHECK(postgres_options::from_uri(parse_provider_uri("postgresql://h/db?runs_table=r")).table == "shedlock");
-    CHECK_THROWS_AS(postgres_run_options::from_uri(parse_provider_uri("postgresql://u:s3cret@h/db?runs_table=bad-name")),
+    CHECK(mysql_options::from_uri(parse_provider_uri("mysql://h/db?runs_table=r")).table == "shedlock");
+    CHECK_THROWS_AS(mysql_run_options::from_uri(parse_provider_uri("mysql://u:s3cret@h/db?runs_table=bad-name")),
                     configuration_error);
-    CHECK_THROWS_WITH(postgres_run_options::from_uri(parse_provider_uri("postgresql://u:s3cret@h/db?runs=x")),
+    CHECK_THROWS_WITH(mysql_run_options::from_uri(parse_provider_uri("mysql://u:s3cret@h/db?runs=x")),
                       Contains("runs") && !Contains("s3cret"));
 }
 
-TEST_CASE("postgres run store: an unreachable server is unavailable, without the password", "[postgres][run_store]") {
-    auto o = postgres_run_options::from_uri(parse_provider_uri("postgresql://u:s3cret@127.0.0.1:1/db?connect_timeout=1s"));
+TEST_CASE("mysql run store: an unreachable server is unavailable, without the password", "[mysql][run_store]") {
+    auto o = mysql_run_options::from_uri(parse_provider_uri("mysql://u:s3cret@127.0.0.1:1/db?connect_timeout=1s"));
     try {
-        make_postgres_run_store(o);
+        make_mysql_run_store(o);
         FAIL("no error");
     } catch (const storage_error& e) {
         CHECK(e.category() == storage_category::unavailable);
@@ -123,14 +129,14 @@ TEST_CASE("postgres run store: an unreachable server is unavailable, without the
     }
 }
 
-TEST_CASE("postgres run store: 8 instances starting together on a missing table all come up", "[postgres][run_store]") {
+TEST_CASE("mysql run store: 8 instances starting together on a missing table all come up", "[mysql][run_store]") {
     scratch_table t("together");
     t.options.pool_size = 1;
     for (int round = 0; round < 5; ++round) {
         exec("DROP TABLE IF EXISTS " + t.table);
-        test::check_simultaneous_start(8, [&] { (void)make_postgres_run_store(t.options); });
+        test::check_simultaneous_start(8, [&] { (void)make_mysql_run_store(t.options); });
     }
-    auto store = make_postgres_run_store(t.options);
+    auto store = make_mysql_run_store(t.options);
     store->append(test::sample_run("together", 1));
     CHECK(store->last_runs("together", 10).size() == 1);
 }
