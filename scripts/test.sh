@@ -18,19 +18,19 @@ servers_dir="$(mktemp -d /tmp/shedlock-servers.XXXXXX)"
 started=()
 
 stop_servers() {
-  for s in "${started[@]}"; do scripts/servers/"$s".sh stop "$servers_dir/$s" || true; done
+  for s in "${started[@]}"; do providers/"$s"/server.sh stop "$servers_dir/$s" || true; done
   rm -rf "$servers_dir"
 }
 trap stop_servers EXIT
 
-# Each scripts/servers/<name>.sh start DIR starts a server and prints `export VAR=...` lines
-# that tell the tests where it is; stop DIR stops it by its PID.
-for s in postgres mariadb redis; do
-  if [ -x "scripts/servers/$s.sh" ]; then
-    env_lines="$(scripts/servers/"$s".sh start "$servers_dir/$s")"
-    started+=("$s")
-    eval "$env_lines"
-  fi
+# Each provider whose tests need a server has providers/<name>/server.sh: start DIR starts it
+# and prints `export VAR=...` lines that tell the tests where it is; stop DIR stops it by its PID.
+for script in providers/*/server.sh; do
+  [ -x "$script" ] || continue
+  s="$(basename "$(dirname "$script")")"
+  env_lines="$("$script" start "$servers_dir/$s")"
+  started+=("$s")
+  eval "$env_lines"
 done
 
 # -g1 (line tables only) keeps file:line in backtraces and sanitizer reports and compiles and

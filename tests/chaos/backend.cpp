@@ -13,21 +13,22 @@ namespace {
 constexpr int client_skew_ms = 3'000;  // > lock_at_most_for: enough to steal a live lock
 constexpr int db_skew_ms = 20'000;     // server-clock lanes must shrug off far more than that
 
-std::string required_env(const std::string& name, const std::string& script) {
+/// `provider` names the folder whose server.sh starts the server.
+std::string required_env(const std::string& name, const std::string& provider) {
     const char* value = std::getenv(name.c_str());
     if (!value || !*value)
-        throw std::runtime_error(name + " is not set: start the server with `eval \"$(scripts/servers/" + script +
-                                 ".sh start /tmp/somedir)\"`, or run scripts/test.sh or tests/chaos/run_chaos.sh");
+        throw std::runtime_error(name + " is not set: start the server with `eval \"$(providers/" + provider +
+                                 "/server.sh start /tmp/somedir)\"`, or run scripts/test.sh or tests/chaos/run_chaos.sh");
     return value;
 }
 
 /// Runs `<script> <command> <dir>` from the environment. The port variable is passed on, since
 /// `resume` starts the server on $SHEDLOCK_<X>_PORT (or the default port): a suite running on a
 /// server with another port must bring it back there, not onto somebody else's port.
-std::function<void()> script_action(const std::string& env_prefix, const std::string& script_name,
+std::function<void()> script_action(const std::string& env_prefix, const std::string& provider,
                                     const std::string& port_var, int port, const std::string& command) {
-    const std::string script = required_env(env_prefix + "_SCRIPT", script_name);
-    const std::string dir = required_env(env_prefix + "_DIR", script_name);
+    const std::string script = required_env(env_prefix + "_SCRIPT", provider);
+    const std::string dir = required_env(env_prefix + "_DIR", provider);
     const std::string line = port_var + "=" + std::to_string(port) + " '" + script + "' " + command + " '" + dir +
                              "' </dev/null >/dev/null 2>&1";
     return [line] {
@@ -36,11 +37,11 @@ std::function<void()> script_action(const std::string& env_prefix, const std::st
 }
 
 server_handle script_server(const std::string& name, const std::string& uri_text, const std::string& env_prefix,
-                            const std::string& script_name, const std::string& port_var) {
+                            const std::string& provider, const std::string& port_var) {
     const provider_uri uri = parse_provider_uri(uri_text);
     const int port = uri.port.value_or(0);
-    return {name, uri.host, port, script_action(env_prefix, script_name, port_var, port, "halt"),
-            script_action(env_prefix, script_name, port_var, port, "resume")};
+    return {name, uri.host, port, script_action(env_prefix, provider, port_var, port, "halt"),
+            script_action(env_prefix, provider, port_var, port, "resume")};
 }
 
 std::string with_query(const std::string& uri, const std::string& query) {
@@ -60,11 +61,11 @@ backend_setup sql_server_backend(const std::string& backend, const std::string& 
     const bool pg = backend == "postgres";
     const std::string uri_var = pg ? "SHEDLOCK_TEST_POSTGRES_URI" : "SHEDLOCK_TEST_MYSQL_URI";
     const std::string prefix = pg ? "SHEDLOCK_TEST_POSTGRES" : "SHEDLOCK_TEST_MARIADB";
-    const std::string script = pg ? "postgres" : "mariadb";
-    const std::string base = required_env(uri_var, script);
+    const std::string server = pg ? "postgres" : "mariadb";
+    const std::string base = required_env(uri_var, backend);
     const std::string uri = with_query(base, "table=chaos_locks&connect_timeout=2s&statement_timeout=3s");
     backend_setup b;
-    b.servers.push_back(script_server(script, base, prefix, script, pg ? "SHEDLOCK_POSTGRES_PORT" : "SHEDLOCK_MARIADB_PORT"));
+    b.servers.push_back(script_server(server, base, prefix, backend, pg ? "SHEDLOCK_POSTGRES_PORT" : "SHEDLOCK_MARIADB_PORT"));
     b.lanes.push_back({"client_time", "chaos-ct-" + run_id, uri, true, false, 0, client_skew_ms});
     b.lanes.push_back({"db_time", "chaos-db-" + run_id, with_query(uri, "use_db_time=true"), false, false, 0, db_skew_ms});
     return b;

@@ -38,7 +38,7 @@ struct backend_setup {
 };
 
 /// The lanes and servers of `backend`. Server backends read SHEDLOCK_TEST_<X>_URI, _DIR and
-/// _SCRIPT (set by scripts/servers/<x>.sh start); Redis also gets a Redis with persistence
+/// _SCRIPT (set by providers/<backend>/server.sh start); Redis also gets a Redis with persistence
 /// (appendonly, fsync always) that this run starts itself in work_dir. Throws
 /// std::runtime_error naming what is missing.
 backend_setup make_backend(const std::string& backend, const std::string& work_dir, const std::string& run_id);

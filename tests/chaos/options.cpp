@@ -29,7 +29,7 @@ const char* const usage = R"(usage: chaos_suite --backend sqlite|postgres|mysql|
                      $SHEDLOCK_TEST_TMPDIR or /tmp)
   --table-out FILE   also append the result rows to FILE
   --print-header     print the table's header line and exit (alone)
-Server backends read SHEDLOCK_TEST_<X>_URI/_DIR/_SCRIPT (scripts/servers/<x>.sh start).
+Server backends read SHEDLOCK_TEST_<X>_URI/_DIR/_SCRIPT (providers/<backend>/server.sh start).
 Exit status: 0 no violation (or every --expect kind found), 1 violations, 2 setup error.
 )";
 

@@ -40,18 +40,15 @@ work="$(mktemp -d /tmp/shedlock-chaos.XXXXXX)"
 chmod a+x "$work"  # PostgreSQL runs as its own user when we are root
 started=()
 stop_servers() {
-  for s in "${started[@]}"; do "$root/scripts/servers/$s.sh" stop "$work/$s" >/dev/null 2>&1 || true; done
+  for b in "${started[@]}"; do "$root/providers/$b/server.sh" stop "$work/$b" >/dev/null 2>&1 || true; done
 }
 trap stop_servers EXIT
 
-need_server() {  # backend -> the server script it needs
-  case "$1" in postgres) echo postgres ;; mysql) echo mariadb ;; redis) echo redis ;; *) echo "" ;; esac
-}
+# A backend is named after its provider folder; one that needs a server has a server.sh there.
 for b in "${backends[@]}"; do
-  s="$(need_server "$b")"
-  if [ -n "$s" ]; then
-    eval "$("$root/scripts/servers/$s.sh" start "$work/$s")"
-    started+=("$s")
+  if [ -x "$root/providers/$b/server.sh" ]; then
+    eval "$("$root/providers/$b/server.sh" start "$work/$b")"
+    started+=("$b")
   fi
 done
 

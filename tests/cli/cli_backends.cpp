@@ -2,7 +2,7 @@
 
 #include "cli_process.hpp"
 
-#include "../providers/test_env.hpp"
+#include "test_env.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -5,7 +5,7 @@
 #include "cli_process.hpp"
 #include "cli_terminal.hpp"
 
-#include "../providers/test_env.hpp"
+#include "test_env.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // End-to-end: `shedlock daemon` as a distributed cron, and config-file errors as a user meets them.
 #include "cli_process.hpp"
 
-#include "../providers/test_env.hpp"
+#include "test_env.hpp"
 
 #include <catch2/catch.hpp>
 

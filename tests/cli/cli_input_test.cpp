@@ -3,7 +3,7 @@
 #include "cli_backends.hpp"
 #include "cli_process.hpp"
 
-#include "../providers/test_env.hpp"
+#include "test_env.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // End-to-end: `shedlock run` as a crontab user drives it, on a real SQLite file.
 #include "cli_process.hpp"
 
-#include "../providers/test_env.hpp"
+#include "test_env.hpp"
 
 #include <catch2/catch.hpp>
 

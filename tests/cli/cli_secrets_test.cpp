@@ -2,7 +2,7 @@
 // password_file), and what the commands of `shedlock run` and `shedlock daemon` inherit of them.
 #include "cli_process.hpp"
 
-#include "../providers/test_env.hpp"
+#include "test_env.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -19,7 +19,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const std::string password = "shedlock-test-pw";  // what every scripts/servers/*.sh sets
+const std::string password = "shedlock-test-pw";  // what every providers/*/server.sh sets
 const std::string variable = "SHEDLOCK_TEST_SECRET_PW";
 
 /// Every test server's URI with its password cut out and `option` added (plus a table or
@@ -38,7 +38,7 @@ std::vector<std::string> server_uris_with(const std::string& option, const std::
                                      : "&table=" + table + "&runs_table=" + table + "_runs&create_schema=true");
         uris.push_back(uri);
     }
-    INFO("no test server: start them with scripts/test.sh or scripts/servers/*.sh");
+    INFO("no test server: start them with scripts/test.sh or providers/*/server.sh");
     REQUIRE_FALSE(uris.empty());
     return uris;
 }

@@ -1,4 +1,4 @@
-#include "../providers/test_env.hpp"
+#include "test_env.hpp"
 
 #include <shedlock/error.hpp>
 #include <shedlock/uri_password.hpp>

@@ -13,7 +13,7 @@ struct redisContext;
 namespace shedlock::test {
 
 /// Options from $<variable> (default SHEDLOCK_TEST_REDIS_URI); fails the test with a clear
-/// message when it is unset (scripts/servers/redis.sh start prints it).
+/// message when it is unset (providers/redis/server.sh start prints it).
 providers::redis_options redis_test_options(const char* variable = "SHEDLOCK_TEST_REDIS_URI");
 
 /// $name, or a Catch2 failure naming the variable and the script that sets it.

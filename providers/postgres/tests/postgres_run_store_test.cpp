@@ -3,6 +3,7 @@
 #include "run_store_checks.hpp"
 #include "run_store_conformance.hpp"
 #include "server_env.hpp"
+#include "sql_scratch_table.hpp"
 #include "startup_race.hpp"
 
 #include <shedlock/error.hpp>
@@ -11,8 +12,6 @@
 #include <catch2/catch.hpp>
 #include <pqxx/pqxx>
 
-#include <unistd.h>
-
 using namespace shedlock;
 using namespace shedlock::providers;
 using Catch::Matchers::Contains;
@@ -20,7 +19,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::string server_uri() { return test::required_env("SHEDLOCK_TEST_POSTGRES_URI", "scripts/servers/postgres.sh"); }
+std::string server_uri() { return test::required_env("SHEDLOCK_TEST_POSTGRES_URI", "providers/postgres/server.sh"); }
 
 void exec(const std::string& sql) {
     const auto o = postgres_options::from_uri(parse_provider_uri(server_uri()));
@@ -29,50 +28,19 @@ void exec(const std::string& sql) {
     pqxx::nontransaction(c).exec(sql);
 }
 
-/// Options for table `runs_<name>_<pid>` (created on demand); the table is dropped when the
-/// returned guard goes out of scope.
-struct scratch_table {
-    explicit scratch_table(const std::string& name) : table("runs_" + name + "_" + std::to_string(::getpid())) {
-        exec("DROP TABLE IF EXISTS " + table);
-        options = postgres_run_options::from_uri(parse_provider_uri(server_uri()));
-        options.table = table;
-        options.create_schema_if_missing = true;
-    }
-    ~scratch_table() {
-        try {
-            exec("DROP TABLE IF EXISTS " + table);
-        } catch (...) {  // a failed cleanup must not hide the test's own result
-        }
-    }
-    std::string table;
-    postgres_run_options options;
+/// Options for table `runs_<name>_<pid>` (created on demand), dropped again with the guard.
+struct scratch_table : test::sql_scratch_table<postgres_run_options> {
+    explicit scratch_table(const std::string& name)
+        : sql_scratch_table(name, postgres_run_options::from_uri(parse_provider_uri(server_uri())), exec) {}
 };
 
 }  // namespace
 
 namespace shedlock::conformance {
-namespace {
 
-/// Each store on a table of its own, dropped with the backend.
-class postgres_run_store_backend final : public run_store_backend {
-public:
-    std::string name() const override { return "postgres"; }
-    std::unique_ptr<run_store> make_store(const run_retention& retention) override {
-        tables_.push_back(std::make_unique<scratch_table>("suite" + std::to_string(tables_.size())));
-        auto& t = *tables_.back();
-        t.options.retention = retention;
-        t.options.prune_every = 1;
-        t.options.pool_size = 4;
-        return make_postgres_run_store(t.options);
-    }
-
-private:
-    std::vector<std::unique_ptr<scratch_table>> tables_;
-};
-
-}  // namespace
-
-std::unique_ptr<run_store_backend> make_run_store_backend() { return std::make_unique<postgres_run_store_backend>(); }
+std::unique_ptr<run_store_backend> make_run_store_backend() {
+    return std::make_unique<test::sql_run_store_backend<scratch_table>>("postgres", make_postgres_run_store);
+}
 
 }  // namespace shedlock::conformance
 

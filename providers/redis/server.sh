@@ -3,12 +3,12 @@
 # A primary on $SHEDLOCK_REDIS_PORT (63799) with a password and two ACL users, and a read-only
 # replica of it on $SHEDLOCK_REDIS_REPLICA_PORT (63798) for the READONLY test.
 #
-#   redis.sh start DIR    -> start both, wait until ready, print `export ...` lines
-#   redis.sh stop DIR     -> stop both by the PIDs in DIR/pid and DIR/replica.pid
-#   redis.sh halt DIR     -> stop the primary only (restart test); resume DIR starts it again
+#   server.sh start DIR    -> start both, wait until ready, print `export ...` lines
+#   server.sh stop DIR     -> stop both by the PIDs in DIR/pid and DIR/replica.pid
+#   server.sh halt DIR     -> stop the primary only (restart test); resume DIR starts it again
 set -euo pipefail
-cmd="${1:?usage: redis.sh start|stop|halt|resume DIR}"
-dir="${2:?usage: redis.sh start|stop|halt|resume DIR}"
+cmd="${1:?usage: server.sh start|stop|halt|resume DIR}"
+dir="${2:?usage: server.sh start|stop|halt|resume DIR}"
 port="${SHEDLOCK_REDIS_PORT:-63799}"
 # halt/resume run without the start's environment: they use the port that start recorded, so a
 # server started on its own port never comes back on the default one (someone else's).
@@ -17,7 +17,7 @@ replica_port="${SHEDLOCK_REDIS_REPLICA_PORT:-63798}"
 [ "$cmd" != start ] && [ -f "$dir/replica_port" ] && replica_port="$(cat "$dir/replica_port")"
 password="shedlock-test-pw"
 server="$(command -v redis-server || echo /usr/bin/redis-server)"
-[ -x "$server" ] || { echo "redis.sh: redis-server not found; run scripts/install-deps.sh" >&2; exit 1; }
+[ -x "$server" ] || { echo "redis/server.sh: redis-server not found; run scripts/install-deps.sh" >&2; exit 1; }
 
 # name port pidfile extra-args...: start in the background, wait for PING (bounded).
 run_server() {
@@ -30,7 +30,7 @@ run_server() {
     kill -0 "$(cat "$pidfile")" 2>/dev/null || break
     sleep 0.1
   done
-  echo "redis.sh: $name did not accept connections on port $p within 10 s; see $dir/$name.log" >&2
+  echo "redis/server.sh: $name did not accept connections on port $p within 10 s; see $dir/$name.log" >&2
   exit 1
 }
 
@@ -64,10 +64,10 @@ case "$cmd" in
     echo "export SHEDLOCK_TEST_REDIS_READER_URI='redis://reader:reader-pw@127.0.0.1:$port/0'"
     echo "export SHEDLOCK_TEST_REDIS_REPLICA_URI='redis://:$password@127.0.0.1:$replica_port/0'"
     echo "export SHEDLOCK_TEST_REDIS_DIR='$dir'"
-    echo "export SHEDLOCK_TEST_REDIS_SCRIPT='$(cd "$(dirname "$0")" && pwd)/redis.sh'"
+    echo "export SHEDLOCK_TEST_REDIS_SCRIPT='$(cd "$(dirname "$0")" && pwd)/server.sh'"
     ;;
   stop) stop_pid "$dir/replica.pid"; stop_pid "$dir/pid" ;;
   halt) stop_pid "$dir/pid" ;;
   resume) run_primary ;;
-  *) echo "redis.sh: unknown command $cmd" >&2; exit 2 ;;
+  *) echo "redis/server.sh: unknown command $cmd" >&2; exit 2 ;;
 esac

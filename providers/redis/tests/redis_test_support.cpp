@@ -14,7 +14,7 @@ namespace shedlock::test {
 std::string required_env(const char* name) {
     const char* value = std::getenv(name);
     if (value == nullptr || *value == '\0')
-        FAIL(name << " is not set; start the test server with `eval \"$(scripts/servers/redis.sh start /tmp/shedlock-redis)\"` "
+        FAIL(name << " is not set; start the test server with `eval \"$(providers/redis/server.sh start /tmp/shedlock-redis)\"` "
                      "or run scripts/test.sh");
     return value;
 }

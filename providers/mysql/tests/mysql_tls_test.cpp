@@ -1,6 +1,6 @@
 // MySQL/MariaDB over TLS: the URI's ssl_mode, ssl_ca, ssl_cert and ssl_key are checked before
 // any connection; against the test server (TLS on, certificates made at its start by
-// scripts/servers/tls-certs.sh) a verified session is really encrypted, a wrong CA is refused, a
+// scripts/tls-certs.sh) a verified session is really encrypted, a wrong CA is refused, a
 // client certificate admits the user that needs one; a server without TLS is refused by every
 // mode that demands TLS (Connector/C 3.3 itself refuses it only for VERIFY_IDENTITY).
 #include "fake_server.hpp"
@@ -24,15 +24,15 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const std::string password = "shedlock-test-pw";  // what scripts/servers/mariadb.sh sets
+const std::string password = "shedlock-test-pw";  // what providers/mysql/server.sh sets
 
 std::string tls_file(const std::string& name) {
-    return test::required_env("SHEDLOCK_TEST_MARIADB_TLS_DIR", "scripts/servers/mariadb.sh") + "/" + name;
+    return test::required_env("SHEDLOCK_TEST_MARIADB_TLS_DIR", "providers/mysql/server.sh") + "/" + name;
 }
 
 /// The test server's URI (or `env`'s) with `query` and a table of this process.
 providers::mysql_options options(const std::string& query, const char* env = "SHEDLOCK_TEST_MYSQL_URI") {
-    const std::string uri = test::required_env(env, "scripts/servers/mariadb.sh");
+    const std::string uri = test::required_env(env, "providers/mysql/server.sh");
     auto o = providers::mysql_options::from_uri(parse_provider_uri(uri + "?" + query));
     o.table = "tls_" + std::to_string(::getpid());
     o.create_schema_if_missing = true;

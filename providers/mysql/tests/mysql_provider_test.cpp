@@ -21,11 +21,11 @@ using std::chrono::milliseconds;
 
 namespace {
 
-const std::string password = "shedlock-test-pw";  // what scripts/servers/mariadb.sh sets
+const std::string password = "shedlock-test-pw";  // what providers/mysql/server.sh sets
 
 providers::mysql_options options_for(const std::string& table) {
     auto o = providers::mysql_options::from_uri(
-        parse_provider_uri(test::required_env("SHEDLOCK_TEST_MYSQL_URI", "scripts/servers/mariadb.sh")));
+        parse_provider_uri(test::required_env("SHEDLOCK_TEST_MYSQL_URI", "providers/mysql/server.sh")));
     o.table = table + "_" + std::to_string(::getpid());
     return o;
 }

@@ -14,8 +14,8 @@ std::string required_env(const std::string& name, const std::string& set_by) {
 }
 
 void control_server(const std::string& env_prefix, const std::string& command) {
-    const std::string script = required_env(env_prefix + "_SCRIPT", "scripts/servers/<name>.sh");
-    const std::string dir = required_env(env_prefix + "_DIR", "scripts/servers/<name>.sh");
+    const std::string script = required_env(env_prefix + "_SCRIPT", "providers/<name>/server.sh");
+    const std::string dir = required_env(env_prefix + "_DIR", "providers/<name>/server.sh");
     const std::string line = "'" + script + "' " + command + " '" + dir + "' </dev/null >/dev/null 2>&1";
     if (std::system(line.c_str()) != 0) throw std::runtime_error("`" + script + " " + command + " " + dir + "` failed");
 }

@@ -1,6 +1,6 @@
 // PostgreSQL over TLS: the URI's sslmode, sslrootcert, sslcert and sslkey are checked before any
 // connection; against the test server (TLS on, certificates made at its start by
-// scripts/servers/tls-certs.sh) a verified session is really encrypted, a wrong CA is refused,
+// scripts/tls-certs.sh) a verified session is really encrypted, a wrong CA is refused,
 // a client certificate admits the user that needs one; a server without TLS is refused.
 #include "fake_server.hpp"
 #include "postgres_connection.hpp"  // the provider's own session, so the server can be asked about it
@@ -23,15 +23,15 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const std::string password = "shedlock-test-pw";  // what scripts/servers/postgres.sh sets
+const std::string password = "shedlock-test-pw";  // what providers/postgres/server.sh sets
 
 std::string tls_file(const std::string& name) {
-    return test::required_env("SHEDLOCK_TEST_POSTGRES_TLS_DIR", "scripts/servers/postgres.sh") + "/" + name;
+    return test::required_env("SHEDLOCK_TEST_POSTGRES_TLS_DIR", "providers/postgres/server.sh") + "/" + name;
 }
 
 /// The test server's URI (or `env`'s) with `query` and a table of this process.
 postgres_options options(const std::string& query, const char* env = "SHEDLOCK_TEST_POSTGRES_URI") {
-    const std::string uri = test::required_env(env, "scripts/servers/postgres.sh");
+    const std::string uri = test::required_env(env, "providers/postgres/server.sh");
     auto o = postgres_options::from_uri(parse_provider_uri(uri + "?" + query));
     o.table = "tls_" + std::to_string(::getpid());
     o.create_schema_if_missing = true;

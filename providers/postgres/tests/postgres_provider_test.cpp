@@ -23,9 +23,9 @@ using std::chrono::milliseconds;
 
 namespace {
 
-const std::string password = "shedlock-test-pw";  // what scripts/servers/postgres.sh sets
+const std::string password = "shedlock-test-pw";  // what providers/postgres/server.sh sets
 
-std::string server_uri() { return test::required_env("SHEDLOCK_TEST_POSTGRES_URI", "scripts/servers/postgres.sh"); }
+std::string server_uri() { return test::required_env("SHEDLOCK_TEST_POSTGRES_URI", "providers/postgres/server.sh"); }
 
 /// Options for the test server with a table name unique to this process.
 postgres_options options_for(const std::string& table) {

@@ -1,5 +1,5 @@
 #pragma once
-// Where the test database servers are (set by scripts/servers/<name>.sh start) and how a test
+// Where the test database servers are (set by providers/<name>/server.sh start) and how a test
 // stops and restarts one.
 
 #include <string>

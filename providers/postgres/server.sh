@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
 # Throwaway PostgreSQL for the tests (see scripts/test.sh): loopback only, own port, data in DIR.
 #
-#   postgres.sh start DIR   -> initdb + start, wait until ready, print `export ...` lines
-#   postgres.sh stop DIR    -> stop by the PID in DIR/pid (also: `halt DIR`/`resume DIR` for
+#   server.sh start DIR    -> initdb + start, wait until ready, print `export ...` lines
+#   server.sh stop DIR     -> stop by the PID in DIR/pid (also: `halt DIR`/`resume DIR` for
 #                              the recovery test: stop/start without removing the data)
 # PostgreSQL refuses to run as root: as root it runs as user `postgres` (DIR is chowned to it).
-# TLS is on (fresh certificates in DIR/tls, see tls-certs.sh) and optional, so plain connections
-# work as before; role `shedlock_cert` may log in only over TLS with the client certificate.
+# TLS is on (fresh certificates in DIR/tls, see scripts/tls-certs.sh) and optional, so plain
+# connections work as before; role `shedlock_cert` may log in only over TLS with the client
+# certificate.
 set -euo pipefail
-cmd="${1:?usage: postgres.sh start|stop|halt|resume DIR}"
-dir="${2:?usage: postgres.sh start|stop|halt|resume DIR}"
+cmd="${1:?usage: server.sh start|stop|halt|resume DIR}"
+dir="${2:?usage: server.sh start|stop|halt|resume DIR}"
 port="${SHEDLOCK_POSTGRES_PORT:-54329}"
 # halt/resume run without the start's environment: they use the port that start recorded, so a
 # server started on its own port never comes back on the default one (someone else's).
 [ "$cmd" != start ] && [ -f "$dir/port" ] && port="$(cat "$dir/port")"
 bindir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
-[ -x "$bindir/postgres" ] || { echo "postgres.sh: no PostgreSQL server under /usr/lib/postgresql; run scripts/install-deps.sh" >&2; exit 1; }
+[ -x "$bindir/postgres" ] || { echo "postgres/server.sh: no PostgreSQL server under /usr/lib/postgresql; run scripts/install-deps.sh" >&2; exit 1; }
 as_user=()
 [ "$(id -u)" -eq 0 ] && as_user=(runuser -u postgres --)
 
@@ -35,7 +36,7 @@ run_server() {
     kill -0 "$launcher" 2>/dev/null || break
     sleep 0.1
   done
-  echo "postgres.sh: server did not accept connections within 10 s (or exited); see $dir/server.log" >&2
+  echo "postgres/server.sh: server did not accept connections within 10 s (or exited); see $dir/server.log" >&2
   exit 1
 }
 
@@ -61,7 +62,7 @@ case "$cmd" in
     [ ${#as_user[@]} -gt 0 ] && chown postgres "$dir/pwfile"
     "${as_user[@]}" "$bindir/initdb" -D "$dir/data" -U shedlock --pwfile="$dir/pwfile" -A scram-sha-256 \
       -E UTF8 --no-instructions >"$dir/initdb.log" 2>&1
-    "$(dirname "$0")/tls-certs.sh" "$dir/tls"
+    "$(dirname "$0")/../../scripts/tls-certs.sh" "$dir/tls"
     [ ${#as_user[@]} -gt 0 ] && chown -R postgres "$dir/tls"
     # First match wins: the certificate user before initdb's password lines.
     hba="$dir/data/pg_hba.conf"
@@ -76,10 +77,10 @@ case "$cmd" in
     echo "export SHEDLOCK_TEST_POSTGRES_CERT_URI='postgresql://shedlock_cert@127.0.0.1:$port/shedlock_test'"
     echo "export SHEDLOCK_TEST_POSTGRES_TLS_DIR='$dir/tls'"
     echo "export SHEDLOCK_TEST_POSTGRES_DIR='$dir'"
-    echo "export SHEDLOCK_TEST_POSTGRES_SCRIPT='$(cd "$(dirname "$0")" && pwd)/postgres.sh'"
+    echo "export SHEDLOCK_TEST_POSTGRES_SCRIPT='$(cd "$(dirname "$0")" && pwd)/server.sh'"
     ;;
   stop) stop_server ;;
   halt) stop_server ;;
   resume) run_server ;;
-  *) echo "postgres.sh: unknown command $cmd" >&2; exit 2 ;;
+  *) echo "postgres/server.sh: unknown command $cmd" >&2; exit 2 ;;
 esac

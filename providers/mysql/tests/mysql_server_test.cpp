@@ -16,7 +16,7 @@ using std::chrono::milliseconds;
 
 TEST_CASE("mysql: server stop and start: storage_error while down, recovery without help", "[mysql][restart]") {
     auto o = providers::mysql_options::from_uri(
-        parse_provider_uri(test::required_env("SHEDLOCK_TEST_MYSQL_URI", "scripts/servers/mariadb.sh")));
+        parse_provider_uri(test::required_env("SHEDLOCK_TEST_MYSQL_URI", "providers/mysql/server.sh")));
     o.table = "restart_" + std::to_string(::getpid());
     o.create_schema_if_missing = true;
     o.connect_timeout = std::chrono::seconds{2};
@@ -61,7 +61,7 @@ TEST_CASE("mysql: a holder's unlock after a server restart releases the lock", "
     // The pooled connection idled through the restart: the owner-checked unlock is retried once
     // on a new connection instead of leaving the lock held until its lock_until.
     auto o = providers::mysql_options::from_uri(
-        parse_provider_uri(test::required_env("SHEDLOCK_TEST_MYSQL_URI", "scripts/servers/mariadb.sh")));
+        parse_provider_uri(test::required_env("SHEDLOCK_TEST_MYSQL_URI", "providers/mysql/server.sh")));
     o.table = "restart_unlock_" + std::to_string(::getpid());
     o.create_schema_if_missing = true;
     o.connect_timeout = std::chrono::seconds{2};

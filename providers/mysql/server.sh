@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # Throwaway MariaDB for the tests (see scripts/test.sh): loopback only, own port, data in DIR.
 #
-#   mariadb.sh start DIR    -> install db + start, wait until ready, print `export ...` lines
-#   mariadb.sh stop DIR     -> stop by the PID in DIR/pid (also: `halt DIR`/`resume DIR` for
+#   server.sh start DIR    -> install db + start, wait until ready, print `export ...` lines
+#   server.sh stop DIR     -> stop by the PID in DIR/pid (also: `halt DIR`/`resume DIR` for
 #                              the recovery test: stop/start without removing the data)
-# TLS is on (fresh certificates in DIR/tls, see tls-certs.sh) and optional, so plain connections
-# work as before; user `shedlock_cert` may log in only over TLS with the client certificate.
+# TLS is on (fresh certificates in DIR/tls, see scripts/tls-certs.sh) and optional, so plain
+# connections work as before; user `shedlock_cert` may log in only over TLS with the client
+# certificate.
 set -euo pipefail
-cmd="${1:?usage: mariadb.sh start|stop|halt|resume DIR}"
-dir="${2:?usage: mariadb.sh start|stop|halt|resume DIR}"
+cmd="${1:?usage: server.sh start|stop|halt|resume DIR}"
+dir="${2:?usage: server.sh start|stop|halt|resume DIR}"
 port="${SHEDLOCK_MARIADB_PORT:-33069}"
 # halt/resume run without the start's environment: they use the port that start recorded, so a
 # server started on its own port never comes back on the default one (someone else's).
 [ "$cmd" != start ] && [ -f "$dir/port" ] && port="$(cat "$dir/port")"
 server="$(command -v mariadbd || echo /usr/sbin/mariadbd)"
-[ -x "$server" ] || { echo "mariadb.sh: mariadbd not found; run scripts/install-deps.sh" >&2; exit 1; }
+[ -x "$server" ] || { echo "mysql/server.sh: mariadbd not found; run scripts/install-deps.sh" >&2; exit 1; }
 user="$(id -un)"
 
 run_server() {
@@ -29,7 +30,7 @@ run_server() {
     kill -0 "$(cat "$dir/pid")" 2>/dev/null || break
     sleep 0.1
   done
-  echo "mariadb.sh: server did not accept connections within 15 s; see $dir/server.log" >&2
+  echo "mysql/server.sh: server did not accept connections within 15 s; see $dir/server.log" >&2
   exit 1
 }
 
@@ -48,7 +49,7 @@ case "$cmd" in
     echo "$port" >"$dir/port"
     mariadb-install-db --no-defaults --datadir="$dir/data" --user="$user" --auth-root-authentication-method=socket \
       --skip-test-db >"$dir/install.log" 2>&1
-    "$(dirname "$0")/tls-certs.sh" "$dir/tls"
+    "$(dirname "$0")/../../scripts/tls-certs.sh" "$dir/tls"
     run_server
     mariadb --no-defaults --protocol=socket --socket="$dir/mysqld.sock" -u root -e "
       CREATE DATABASE shedlock_test;
@@ -60,10 +61,10 @@ case "$cmd" in
     echo "export SHEDLOCK_TEST_MYSQL_CERT_URI='mysql://shedlock_cert@127.0.0.1:$port/shedlock_test'"
     echo "export SHEDLOCK_TEST_MARIADB_TLS_DIR='$dir/tls'"
     echo "export SHEDLOCK_TEST_MARIADB_DIR='$dir'"
-    echo "export SHEDLOCK_TEST_MARIADB_SCRIPT='$(cd "$(dirname "$0")" && pwd)/mariadb.sh'"
+    echo "export SHEDLOCK_TEST_MARIADB_SCRIPT='$(cd "$(dirname "$0")" && pwd)/server.sh'"
     ;;
   stop) stop_server ;;
   halt) stop_server ;;
   resume) run_server ;;
-  *) echo "mariadb.sh: unknown command $cmd" >&2; exit 2 ;;
+  *) echo "mysql/server.sh: unknown command $cmd" >&2; exit 2 ;;
 esac

@@ -20,7 +20,7 @@ namespace {
 
 postgres_options options_for(const std::string& table) {
     auto o = postgres_options::from_uri(
-        parse_provider_uri(test::required_env("SHEDLOCK_TEST_POSTGRES_URI", "scripts/servers/postgres.sh")));
+        parse_provider_uri(test::required_env("SHEDLOCK_TEST_POSTGRES_URI", "providers/postgres/server.sh")));
     o.table = table + "_" + std::to_string(::getpid());
     o.create_schema_if_missing = true;
     return o;

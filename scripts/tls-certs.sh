@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Throwaway TLS material for the test servers (see postgres.sh, mariadb.sh), made fresh at each
-# server start so that no key is ever committed:
+# Throwaway TLS material for the test servers (providers/postgres/server.sh and
+# providers/mysql/server.sh), made fresh at each server start so that no key is ever committed:
 #
 #   tls-certs.sh DIR   -> DIR/ca.crt         the test CA
 #                         DIR/server.{crt,key} signed by it for localhost and 127.0.0.1

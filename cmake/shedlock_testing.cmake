@@ -1,0 +1,92 @@
+# The functions that register shedlock's tests, included from tests/CMakeLists.txt. They link the
+# libraries defined there: shedlock_test_main (Catch2's main), shedlock_conformance (the provider
+# conformance suite), shedlock_run_store_conformance (the run-store suite) and
+# shedlock_test_support (scratch dirs, server control, the start-up race: tests/support/).
+
+# shedlock_test(<name> SOURCES ... LINK ... [LABELS ...] [ENVIRONMENT ...] [PREFIX ...] [RUN_SERIAL])
+# One Catch2 program; each TEST_CASE becomes its own ctest test named <prefix><case>.
+# RUN_SERIAL: its tests run with nothing beside them (timing that other tests' load would upset).
+function(shedlock_test name)
+  cmake_parse_arguments(ARG "RUN_SERIAL" "PREFIX" "SOURCES;LINK;LABELS;ENVIRONMENT" ${ARGN})
+  list(APPEND ARG_ENVIRONMENT "SHEDLOCK_TEST_TMPDIR=${CMAKE_CURRENT_BINARY_DIR}/tmp")
+  if(NOT TARGET ${name})
+    add_executable(${name} ${ARG_SOURCES})
+    target_link_libraries(${name} PRIVATE shedlock_test_main ${ARG_LINK})
+    shedlock_warnings(${name})
+  endif()
+  if(NOT ARG_PREFIX)
+    set(ARG_PREFIX "${name}: ")
+  endif()
+  # catch_discover_tests cannot pass a list-valued property, so several labels become one
+  # ("conformance-redis"); ctest -L takes a regex, so -L conformance and -L redis both match it.
+  string(REPLACE ";" "-" labels "${ARG_LABELS}")
+  set(serial FALSE)
+  if(ARG_RUN_SERIAL)
+    set(serial TRUE)
+  endif()
+  # --warn NoTests: a test whose name filter matches no case fails instead of passing empty
+  # (a ';' in a TEST_CASE name splits it into a CMake list, and such cases silently never ran).
+  catch_discover_tests(${name} TEST_PREFIX "${ARG_PREFIX}" EXTRA_ARGS --warn NoTests
+    PROPERTIES LABELS "${labels}" ENVIRONMENT "${ARG_ENVIRONMENT}" RUN_SERIAL ${serial})
+endfunction()
+
+# A provider's conformance programs: the suite (whole archive) plus the backend definition, one
+# program per mode (the mode is compiled in, so each ctest name says what it ran).
+function(shedlock_conformance_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LINK;LABELS;MODES" ${ARGN})
+  if(NOT ARG_MODES)
+    set(ARG_MODES default)
+  endif()
+  foreach(mode IN LISTS ARG_MODES)
+    set(target ${name})
+    if(NOT mode STREQUAL "default")
+      set(target ${name}_${mode})
+    endif()
+    add_executable(${target} ${ARG_SOURCES} ${PROJECT_SOURCE_DIR}/tests/support/test_mode.cpp)
+    target_compile_definitions(${target} PRIVATE SHEDLOCK_TEST_MODE_DEFAULT="${mode}")
+    target_link_libraries(${target} PRIVATE shedlock_test_main
+      "$<LINK_LIBRARY:WHOLE_ARCHIVE,shedlock_conformance>" ${ARG_LINK})
+    shedlock_warnings(${target})
+    shedlock_test(${target} LABELS "conformance;${ARG_LABELS}")
+  endforeach()
+endfunction()
+
+# A Catch2 program registered as ONE ctest test with RUN_SERIAL: for tests that stop the
+# shared test servers or read server-wide state, which parallel tests would disturb.
+function(shedlock_serial_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LINK;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE shedlock_test_main ${ARG_LINK})
+  shedlock_warnings(${name})
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES RUN_SERIAL TRUE LABELS "${ARG_LABELS}" TIMEOUT 300
+    ENVIRONMENT "SHEDLOCK_TEST_TMPDIR=${CMAKE_CURRENT_BINARY_DIR}/tmp")
+endfunction()
+
+# shedlock_provider_tests(<name> CONFORMANCE_SOURCES ... [MODES ...] TESTS ... [PROGRAM <target>]
+#                         [RUN_STORE] [LINK ...] [LABELS ...])
+# A provider's tests, called once from providers/<name>/tests/CMakeLists.txt:
+# - conformance_<name> (conformance_<name>_<mode> for each of MODES): the conformance suite plus
+#   CONFORMANCE_SOURCES, which define the backend under test; labels `conformance` and LABELS;
+# - <name>_test (or PROGRAM): the provider's own tests, TESTS; RUN_STORE links the run-store
+#   suite too (TESTS then define make_run_store_backend()); labels LABELS, or `unit` when the
+#   provider gives none (it needs no server).
+# Both link shedlock::<name>, shedlock_test_support and LINK. LABELS name the server a provider
+# needs (`redis`), so that -L/-LE select its tests.
+function(shedlock_provider_tests name)
+  cmake_parse_arguments(ARG "RUN_STORE" "PROGRAM" "CONFORMANCE_SOURCES;MODES;TESTS;LINK;LABELS" ${ARGN})
+  set(link shedlock::${name} shedlock_test_support ${ARG_LINK})
+  shedlock_conformance_test(conformance_${name} SOURCES ${ARG_CONFORMANCE_SOURCES} LINK ${link}
+    LABELS ${ARG_LABELS} MODES ${ARG_MODES})
+  if(NOT ARG_PROGRAM)
+    set(ARG_PROGRAM ${name}_test)
+  endif()
+  if(ARG_RUN_STORE)
+    list(APPEND link "$<LINK_LIBRARY:WHOLE_ARCHIVE,shedlock_run_store_conformance>")
+  endif()
+  set(labels ${ARG_LABELS})
+  if(NOT labels)
+    set(labels unit)
+  endif()
+  shedlock_test(${ARG_PROGRAM} SOURCES ${ARG_TESTS} LINK ${link} LABELS ${labels})
+endfunction()
