@@ -84,8 +84,12 @@ expect_field() {
 check_contents() {
   step "package contents"
   expect_member "$deb_cli" /usr/bin/shedlock '/usr/share/man/man1/shedlock\.1(\.gz)?' \
-    /etc/shedlock/shedlock.toml /lib/systemd/system/shedlock.service
-  expect_no_member "$deb_cli" '^/usr/(include|lib)/'
+    /etc/shedlock/shedlock.toml /lib/systemd/system/shedlock.service \
+    '/usr/lib/(.+/)?shedlock/providers/sqlite\.so'
+  # The CLI's only libraries are its provider modules; headers and archives are the -dev package's.
+  if package_files "$deb_cli" | grep -E '^/usr/(include|lib)/' | grep -Evq '^/usr/lib/(.+/)?shedlock/providers/[a-z]+\.so$'; then
+    fail "$(basename "$deb_cli") holds files under /usr/include or /usr/lib other than provider modules"
+  fi
   expect_member "$deb_dev" /usr/include/shedlock/lock_provider.hpp \
     /usr/include/shedlock/providers/sqlite_lock_provider.hpp /usr/include/shedlock/scheduler.hpp \
     '/usr/lib/(.+/)?libshedlock_core\.a' '/usr/lib/(.+/)?libshedlock_sqlite\.a' \
@@ -97,6 +101,7 @@ check_contents() {
   expect_field "$deb_cli" Version "^${version//./\\.}\$"
   expect_field "$deb_dev" Version "^${version//./\\.}\$"
   expect_field "$deb_cli" Depends 'libc6'          # dpkg-shlibdeps ran
+  expect_field "$deb_cli" Depends 'libsqlite3'     # ... on the provider modules too
   expect_field "$deb_dev" Depends 'libsqlitecpp-dev'
   dpkg-deb -I "$deb_cli" conffiles | grep -qx /etc/shedlock/shedlock.toml ||
     fail "/etc/shedlock/shedlock.toml is not a conffile of $(basename "$deb_cli")"
