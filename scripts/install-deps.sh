@@ -2,18 +2,23 @@
 # Installs the Debian packages shedlock-cpp needs to build, test and run its demo, and to build
 # and test its own Debian packages (dpkg-dev, file; man-db renders the manual page); faketime
 # gives the chaos suite its client clock faults.
+# Each provider lists its own client library and server in providers/<name>/debian-packages.
 # Quiet and quick when everything is already there.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 packages=(
   cmake ninja-build g++ pkg-config
-  libboost-dev libsqlitecpp-dev libsqlite3-dev sqlite3 catch2
-  libpqxx-dev libmariadb-dev libhiredis-dev
+  libboost-dev catch2
   libcli11-dev libtomlplusplus-dev libhowardhinnant-date-dev tzdata
-  postgresql mariadb-server redis-server openssl
+  openssl
   dpkg-dev file man-db
   faketime
 )
+for list in providers/*/debian-packages; do
+  # shellcheck disable=SC2207  # package names have no spaces
+  packages+=($(grep -v '^#' "$list"))
+done
 
 missing=()
 for p in "${packages[@]}"; do
