@@ -15,9 +15,14 @@ void derive_hold_end(attempt_view& a, const lane& where, std::int64_t at_most_us
     // Without keep-alive the lease was granted before `begin` and never extended.
     const std::int64_t lease_bound = a.began && !r.plan.keep_alive ? a.begin + at_most_us : a.exit + at_most_us;
     // lock_at_least_for runs from the grant: before `begin`, or (no begin: the command died
-    // first) before the exit.
+    // first) before the exit. Where the server decides by its own clock (Redis, db_time), the
+    // release hands it the REMAINING hold, which it adds to its now when the request arrives: a
+    // request delayed in transit keeps the lock that much longer (still "at least"). The request
+    // left after the command's last event and arrived before the exit, so the delay is below
+    // exit - last.
     const std::int64_t at_least = ms_to_us(r.plan.at_least_ms);
-    const std::int64_t release_bound = a.began ? std::max(a.exit, a.begin + at_least) : a.exit + at_least;
+    const std::int64_t transit = where.client_clock ? 0 : std::max<std::int64_t>(0, a.exit - a.last);
+    const std::int64_t release_bound = a.began ? std::max(a.exit, a.begin + at_least + transit) : a.exit + at_least;
     a.hold_end = a.clean_release ? std::min(release_bound, lease_bound) : lease_bound;
     // A client clock ahead by D writes every lock time D late, the release too: an owner whose
     // lease ran out unnoticed (nobody took over) still sets lock_until = release + D.

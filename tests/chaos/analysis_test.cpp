@@ -126,6 +126,21 @@ TEST_CASE("exit 75 needs a holder, exit 69 a fault, exit 137 a kill", "[chaos]")
     CHECK(count(run.analyze_lane(), "status") == 1);  // the 75 alone
 }
 
+TEST_CASE("a server-clock release delayed in transit holds the minimum longer, a client-clock one does not", "[chaos]") {
+    // The holder's release left after its commit (200 ms) and was answered at its exit (500 ms):
+    // the server added the remaining minimum hold to its now on arrival, up to 300 ms late, so
+    // the lock may be held until 100 + 1000 + 300 ms. (Seen in chaos_redis under a latency fault.)
+    fake_run run;
+    run.holder(1, 0, 100 * ms, 200 * ms, 1).plan.at_least_ms = 1000;
+    run.attempts.back().exit_us = 500 * ms;
+    run.attempt(2, 1250 * ms, 1300 * ms, 75);
+    CHECK(count(run.analyze_lane(), "status") == 0);
+    run.attempt(3, 1450 * ms, 1500 * ms, 75);  // past even the delayed release
+    CHECK(count(run.analyze_lane(), "status") == 1);
+    run.lanes.front().client_clock = true;  // the client wrote the absolute end: no transit slack
+    CHECK(count(run.analyze_lane(), "status") == 2);
+}
+
 TEST_CASE("an extension that succeeds after a newer holder began is stale", "[chaos]") {
     fake_run run;
     run.holder(1, 0, 100 * ms, 3 * s, 1, false, 3).plan.keep_alive = true;

@@ -28,6 +28,9 @@ enum class storage_category {
     missing_schema,  ///< lock table (or a column) does not exist
     access_denied,   ///< authentication or permission failure
     busy,            ///< the backend stayed locked/busy past the deadline
+    /// The server rolled the statement back to resolve a conflict with another transaction
+    /// (deadlock victim, serialization failure): it did nothing, and running it again is safe.
+    conflict,
     invalid_data,    ///< the backend holds data of an unexpected shape
     other,
 };

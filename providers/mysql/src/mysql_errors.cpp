@@ -15,8 +15,9 @@ storage_category category_of(unsigned code) {
         case 1146:  // ER_NO_SUCH_TABLE
         case 1054:  // ER_BAD_FIELD_ERROR
             return storage_category::missing_schema;
+        case 1213:  // ER_LOCK_DEADLOCK: this statement was the victim, rolled back
+            return storage_category::conflict;
         case 1205:  // ER_LOCK_WAIT_TIMEOUT
-        case 1213:  // ER_LOCK_DEADLOCK
         case 1969:  // ER_STATEMENT_TIMEOUT (MariaDB)
         case 3024:  // ER_QUERY_TIMEOUT (MySQL)
         case 1040:  // ER_CON_COUNT_ERROR

@@ -24,6 +24,7 @@ storage_category category_of_state(const std::string& state) {
     if (state == "42P01" || state == "42703" || state == "3F000") return storage_category::missing_schema;
     if (state.rfind("28", 0) == 0 || state == "42501") return storage_category::access_denied;
     if (state.rfind("08", 0) == 0 || state.rfind("57P", 0) == 0) return storage_category::unavailable;
+    if (state == "40001" || state == "40P01") return storage_category::conflict;  // serialization, deadlock
     if (state == "57014" || state.rfind("40", 0) == 0 || state.rfind("55P", 0) == 0) return storage_category::busy;
     return storage_category::other;
 }

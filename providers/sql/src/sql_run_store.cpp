@@ -3,6 +3,10 @@
 #include <shedlock/error.hpp>
 #include <shedlock/providers/sql/sql_run_store.hpp>
 
+#include <chrono>
+#include <random>
+#include <thread>
+
 namespace shedlock::providers::sql {
 namespace {
 
@@ -64,13 +68,47 @@ void sql_run_store::check_schema() {
     create_schema(pool_, dialect_->run_table_schema_sql(table_));
 }
 
+namespace {
+
+/// Runs one statement that the server may roll back as a deadlock victim (InnoDB's gap locks,
+/// when inserts and prunes of one task meet: category conflict). Such a statement did nothing,
+/// so running it again is safe even for an INSERT; it gets `attempts` tries, a few jittered
+/// milliseconds apart so that the two sides do not meet again at once. The last try's error
+/// escapes. (A busy error is not retried: it already waited its timeout.)
+template <typename Run>
+void retry_rolled_back(Run&& run, int attempts) {
+    thread_local std::minstd_rand jitter{std::random_device{}()};
+    for (int attempt = 1;; ++attempt) {
+        try {
+            run();
+            return;
+        } catch (const storage_error& e) {
+            if (e.category() != storage_category::conflict || attempt == attempts) throw;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(500 + jitter() % (2000 * attempt)));
+    }
+}
+
+/// A prune rolled back three times, or one that stayed busy, is left to the next one (retention
+/// is lazy): it never fails the append.
+template <typename Run>
+void prune_statement(Run&& run) {
+    try {
+        retry_rolled_back(std::forward<Run>(run), 3);
+    } catch (const storage_error& e) {
+        if (e.category() != storage_category::busy && e.category() != storage_category::conflict) throw;
+    }
+}
+
+}  // namespace
+
 void sql_run_store::append(const run_record& r) {
     const std::vector<sql_param> params{
         r.task, r.lock_name, r.instance, format_timestamp(r.scheduled_at), format_timestamp(r.started_at),
         format_timestamp(r.finished_at), std::string(to_string(r.outcome)),
         r.fencing_token ? std::to_string(*r.fencing_token) : std::string(), r.message, encode_counters(r.counters),
         std::int64_t{r.lock_lost ? 1 : 0}};
-    pool_.run([&](sql_connection& c) { return c.execute(statements_.insert, params); });
+    retry_rolled_back([&] { pool_.run([&](sql_connection& c) { return c.execute(statements_.insert, params); }); }, 5);
     if (options_.prune_every == 0 || ++appends_ % options_.prune_every != 0) return;
     try {
         prune(r.task);
@@ -80,26 +118,6 @@ void sql_run_store::append(const run_record& r) {
                                               e.what());
     }
 }
-
-namespace {
-
-/// Runs one prune statement. Concurrent prunes and inserts can deadlock on InnoDB's gap locks
-/// (error 1213, category busy): the server rolled this one back, so it is retried; after three
-/// tries it is left to the next prune (retention is lazy), never failing the append.
-template <typename Run>
-void prune_statement(Run&& run) {
-    for (int attempt = 1;; ++attempt) {
-        try {
-            run();
-            return;
-        } catch (const storage_error& e) {
-            if (e.category() != storage_category::busy) throw;
-            if (attempt == 3) return;
-        }
-    }
-}
-
-}  // namespace
 
 void sql_run_store::prune(const std::string& task) {
     const auto keep = static_cast<std::int64_t>(options_.retention.max_per_task);
