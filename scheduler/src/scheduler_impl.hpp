@@ -47,6 +47,9 @@ struct firing {
     run_promise manual;     // run_now(): receives the record
 };
 
+/// The wall clock as finely as it reads (the system clock: nanoseconds).
+using precise_time = std::chrono::sys_time<std::chrono::nanoseconds>;
+
 /// Tasks with the firing time to arm them for.
 using arm_list = std::vector<std::pair<task_runtime*, timestamp>>;
 
@@ -66,9 +69,10 @@ struct scheduler::impl {
     void arm(task_runtime& t, timestamp at);
     void disarm(task_runtime& t);
     void wake();
-    std::vector<firing> take_due(timestamp now, arm_list& skipped);
+    std::vector<firing> take_due(precise_time reached, arm_list& skipped);
     void arm_next(task_runtime& t, timestamp at, timestamp now);
     void set_timer(timestamp at);
+    precise_time precise_now() const;
     std::chrono::nanoseconds until(timestamp at) const;
     // dispatch (scheduler_dispatch.cpp) — from any thread; the firings run on the workers
     void dispatch(std::vector<firing> batch);

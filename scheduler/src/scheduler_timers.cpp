@@ -7,12 +7,6 @@
 #include <algorithm>
 
 namespace shedlock {
-namespace {
-
-/// How far ahead of the wall clock a firing still counts as due (the clock reads whole ms).
-constexpr std::chrono::milliseconds early_tolerance{1};
-
-}  // namespace
 
 void scheduler::impl::arm(task_runtime& t, timestamp at) {
     if (t.due) disarm(t);  // re-arming replaces the task's pending firing
@@ -38,20 +32,24 @@ void scheduler::impl::set_timer(timestamp at) {
     });
 }
 
+precise_time scheduler::impl::precise_now() const {
+    // wall.now() is truncated to the millisecond: a wait computed from it would end up to 1 ms
+    // after its firing time, and "due" tested with a tolerance for that would run up to 1 ms early.
+    if (&wall == &system_clock::instance()) return std::chrono::system_clock::now();
+    return wall.now();
+}
+
 std::chrono::nanoseconds scheduler::impl::until(timestamp at) const {
-    // The system clock read in full: wall.now() is truncated to the millisecond, so a wait
-    // computed from it ends up to 1 ms after `at`. An injected clock is used as it reads.
-    if (&wall == &system_clock::instance())
-        return std::max(at - std::chrono::system_clock::now(), std::chrono::nanoseconds{0});
-    return std::max(at - wall.now(), std::chrono::milliseconds{0});
+    return std::max(at - precise_now(), std::chrono::nanoseconds{0});
 }
 
 void scheduler::impl::wake() {
     timer_at.reset();
     waking = true;
-    const auto now = wall.now();
+    const auto reached = precise_now();
     arm_list skipped;  // missed firings: their tasks are re-armed after the batch went out
-    auto batch = take_due(now, skipped);
+    auto batch = take_due(reached, skipped);
+    const auto now = std::chrono::floor<std::chrono::milliseconds>(reached);
     arm_list fired;
     fired.reserve(batch.size());
     for (const auto& f : batch) fired.emplace_back(f.task, f.at);
@@ -65,9 +63,10 @@ void scheduler::impl::wake() {
     if (!queue.empty()) set_timer(queue.begin()->first);
 }
 
-std::vector<firing> scheduler::impl::take_due(timestamp now, arm_list& skipped) {
+std::vector<firing> scheduler::impl::take_due(precise_time reached, arm_list& skipped) {
+    const auto now = std::chrono::floor<std::chrono::milliseconds>(reached);
     std::vector<firing> due;
-    while (!queue.empty() && queue.begin()->first <= now + early_tolerance) {
+    while (!queue.empty() && queue.begin()->first <= reached) {
         const auto slot = queue.extract(queue.begin());
         const auto at = slot.key();
         due.reserve(due.size() + slot.mapped().size());

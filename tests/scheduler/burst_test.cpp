@@ -132,3 +132,21 @@ TEST_CASE("burst: a blocked lock call holds back neither its burst nor later fir
     CHECK(slow.outcome == run_outcome::succeeded);
     CHECK(slow.scheduled_at == store.last_runs("same-instant-0", 1).at(0).scheduled_at);
 }
+
+TEST_CASE("burst: a firing never starts before its scheduled time", "[scheduler][burst]") {
+    // Tasks 1 ms apart: a wake-up for one instant must not take the next instant's firings with it.
+    constexpr int n = 20;
+    providers::memory_lock_provider locks;
+    memory_run_store store;
+    scheduler s(locks, store);
+    std::atomic<int> runs{0}, early{0};
+    for (int i = 0; i < n; ++i)
+        s.add(make_task("phase-" + std::to_string(i), [&](task_context& ctx) {
+            if (std::chrono::system_clock::now() < std::chrono::system_clock::time_point{ctx.scheduled_at()}) ++early;
+            ++runs;
+        }, aligned_rate(200ms, std::chrono::milliseconds{i}), lock_at_most_for("PT1M")));
+    s.start();
+    REQUIRE(wait_for([&] { return runs.load() >= 3 * n; }, patience));
+    s.stop(1s);
+    CHECK(early.load() == 0);
+}
