@@ -47,15 +47,17 @@ void scheduler::start() {
     auto prepared = detail::prepare_tasks(s.definitions, s.options, now);  // throws before anything runs
     s.warn_from_history(prepared);
     s.pool.emplace(s.options.worker_threads);
-    for (auto& p : prepared) s.tasks.push_back(std::make_unique<task_runtime>(std::move(p), s.io));
-    s.work.emplace(boost::asio::make_work_guard(s.io));
-    for (auto& t : s.tasks) {
-        if (!t->task.active) continue;
-        if (const auto first = t->task.timing.first(now)) {
-            task_runtime& runtime = *t;
-            boost::asio::post(s.io, [&s, &runtime, at = *first] { s.arm(runtime, at); });
-        }
+    arm_list firsts;
+    for (auto& p : prepared) {
+        s.tasks.push_back(std::make_unique<task_runtime>(std::move(p)));
+        auto& t = *s.tasks.back();
+        if (!t.task.active) continue;
+        if (const auto first = t.task.timing.first(now)) firsts.emplace_back(&t, *first);
     }
+    s.work.emplace(boost::asio::make_work_guard(s.io));
+    boost::asio::post(s.io, [&s, firsts = std::move(firsts)] {
+        for (const auto& [t, at] : firsts) s.arm(*t, at);
+    });
     s.started.store(true);
     s.timer_thread = std::thread([&s] { s.io.run(); });
 }
@@ -64,11 +66,9 @@ void scheduler::stop(std::chrono::milliseconds grace) {
     auto& s = *impl_;
     if (!s.started.load() || s.stopped.exchange(true)) return;
     s.stopping.store(true);
-    boost::asio::post(s.io, [&s] {
-        for (auto& t : s.tasks) t->timer.cancel();
-    });
+    boost::asio::post(s.io, [&s] { s.timer.cancel(); });
     s.work.reset();
-    s.timer_thread.join();  // returns once the cancelled waits have completed
+    s.timer_thread.join();  // returns once the cancelled wait has completed
     std::vector<std::string> still_running;
     for (auto& t : s.tasks) {
         std::lock_guard lock(t->context_mutex);
@@ -103,7 +103,7 @@ run_record scheduler::run_now(const std::string& task) {
     if (!found) throw configuration_error("run_now: no task named \"" + task + "\"; known tasks: " + known);
     auto done = std::make_shared<std::promise<run_record>>();
     auto result = done->get_future();
-    s.dispatch(*found, s.wall.now(), done);
+    s.dispatch({firing{found, s.wall.now(), false, done}});
     return result.get();
 }
 

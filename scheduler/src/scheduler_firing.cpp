@@ -4,8 +4,6 @@
 #include <shedlock/duration.hpp>
 #include <shedlock/error.hpp>
 
-#include <boost/asio/post.hpp>
-
 #include <cstdio>
 
 namespace shedlock {
@@ -30,34 +28,6 @@ private:
 };
 
 }  // namespace
-
-void scheduler::impl::dispatch(task_runtime& t, timestamp at, run_promise manual) {
-    begin_job();
-    if (t.running.exchange(true)) {
-        boost::asio::post(*pool, [this, &t, at, manual] {
-            auto r = skipped_running(t, at);
-            record(r);
-            if (manual) manual->set_value(r);
-            end_job();
-        });
-        return;
-    }
-    boost::asio::post(*pool, [this, &t, at, manual] {
-        auto r = run_firing(t, at);
-        t.running.store(false);
-        if (manual) {
-            if (r) manual->set_value(*r);
-            else manual->set_exception(std::make_exception_ptr(configuration_error(
-                     "run_now(\"" + t.task.definition.name + "\"): the scheduler stopped before the task started")));
-        } else if (t.task.timing.after_completion()) {
-            const auto next = wall.now() + t.task.timing.delay();
-            boost::asio::post(io, [this, &t, next] {
-                if (!stopping.load()) arm(t, next);
-            });
-        }
-        end_job();
-    });
-}
 
 std::optional<run_record> scheduler::impl::run_firing(task_runtime& t, timestamp at) {
     if (stopping.load()) return std::nullopt;  // shutdown began before this firing started
@@ -146,16 +116,6 @@ void scheduler::impl::warn_from_history(const std::vector<detail::prepared_task>
 void scheduler::impl::warn(const std::string& message) const {
     if (options.warn) options.warn(message);
     else std::fprintf(stderr, "shedlock scheduler: %s\n", message.c_str());
-}
-
-void scheduler::impl::begin_job() {
-    std::lock_guard lock(jobs_mutex);
-    ++jobs;
-}
-
-void scheduler::impl::end_job() {
-    std::lock_guard lock(jobs_mutex);
-    if (--jobs == 0) jobs_done.notify_all();
 }
 
 }  // namespace shedlock

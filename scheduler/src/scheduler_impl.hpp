@@ -1,6 +1,6 @@
 #pragma once
-// Private state of shedlock::scheduler: the Asio io_context (timer thread), the worker pool and
-// one runtime per task. Heavy Asio code stays in the .cpp files.
+// Private state of shedlock::scheduler: the Asio io_context (timer thread) with its timer queue,
+// the worker pool and one runtime per task. Heavy Asio code stays in the .cpp files.
 
 #include "prepared_task.hpp"
 
@@ -15,20 +15,22 @@
 #include <atomic>
 #include <condition_variable>
 #include <future>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace shedlock {
 
-/// One task while the scheduler runs. `timer` is touched only on the timer thread.
+/// One task while the scheduler runs. `due` is touched only on the timer thread.
 struct task_runtime {
-    task_runtime(detail::prepared_task t, boost::asio::io_context& io) : task(std::move(t)), timer(io) {}
+    explicit task_runtime(detail::prepared_task t) : task(std::move(t)) {}
 
     detail::prepared_task task;
-    boost::asio::steady_timer timer;
+    std::optional<timestamp> due;      // its entry in the timer queue, if armed
     std::atomic<bool> running{false};  // a firing of this task is in flight on this instance
     std::mutex context_mutex;
     task_context* context = nullptr;   // of the running body, for cancellation at stop()
@@ -37,21 +39,54 @@ struct task_runtime {
 
 using run_promise = std::shared_ptr<std::promise<run_record>>;
 
+/// One firing handed to the workers.
+struct firing {
+    task_runtime* task = nullptr;
+    timestamp at{};
+    bool overlaps = false;  // the task's previous run is still going: recorded as skipped_running
+    run_promise manual;     // run_now(): receives the record
+};
+
+/// The wall clock as finely as it reads (the system clock: nanoseconds).
+using precise_time = std::chrono::sys_time<std::chrono::nanoseconds>;
+
+/// Tasks with the firing time to arm them for.
+using arm_list = std::vector<std::pair<task_runtime*, timestamp>>;
+
+/// Firings dispatched together; the workers that drain it take them in order.
+struct firing_batch {
+    firing_batch(std::vector<firing> f, std::size_t w) : firings(std::move(f)), workers(w) {}
+    std::vector<firing> firings;
+    std::size_t workers;                    // how many workers drain it (at most one per firing)
+    std::atomic<std::size_t> next{0};       // the next firing to take
+    std::atomic<std::size_t> recruited{0};  // workers asked so far
+};
+
 struct scheduler::impl {
     impl(lock_provider& l, run_store& r, scheduler_options o);
 
     // timers (scheduler_timers.cpp) — called on the timer thread
     void arm(task_runtime& t, timestamp at);
-    void on_timer(task_runtime& t, timestamp at);
-    // firings (scheduler_firing.cpp) — dispatch from any thread, the rest on workers
-    void dispatch(task_runtime& t, timestamp at, run_promise manual);
+    void disarm(task_runtime& t);
+    void wake();
+    std::vector<firing> take_due(precise_time reached, arm_list& skipped);
+    void arm_next(task_runtime& t, timestamp at, timestamp now);
+    void set_timer(timestamp at);
+    precise_time precise_now() const;
+    std::chrono::nanoseconds until(timestamp at) const;
+    // dispatch (scheduler_dispatch.cpp) — from any thread; the firings run on the workers
+    void dispatch(std::vector<firing> batch);
+    void drain(const std::shared_ptr<firing_batch>& batch);
+    void recruit(const std::shared_ptr<firing_batch>& batch);
+    void run_one(const firing& f);
+    // firings (scheduler_firing.cpp) — on the workers
     std::optional<run_record> run_firing(task_runtime& t, timestamp at);
     run_record skipped_running(const task_runtime& t, timestamp at) const;
     void record(const run_record& r);
     void check_duration(task_runtime& t, const run_record& r);
     void warn_from_history(const std::vector<detail::prepared_task>& tasks);
     void warn(const std::string& message) const;
-    void begin_job();
+    void begin_jobs(std::size_t n);
     void end_job();
 
     lock_provider& locks;
@@ -61,8 +96,15 @@ struct scheduler::impl {
     locking_task_executor executor;
     std::vector<task_definition> definitions;
 
-    boost::asio::io_context io;  // declared before the timers that use it
+    boost::asio::io_context io;  // declared before the timer that uses it
     std::vector<std::unique_ptr<task_runtime>> tasks;
+    // The timer queue (timer thread only): the armed tasks grouped by firing time, and one
+    // steady_timer for the earliest, so the tasks due at one instant wake the thread once and go
+    // out as one batch.
+    std::map<timestamp, std::vector<task_runtime*>> queue;
+    boost::asio::steady_timer timer{io};
+    std::optional<timestamp> timer_at;  // what `timer` waits for
+    bool waking = false;                // inside wake(): it sets the timer once at the end
     std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
     std::optional<boost::asio::thread_pool> pool;
     std::thread timer_thread;
