@@ -1,5 +1,6 @@
 #include <shedlock/owner_token.hpp>
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <array>
@@ -27,11 +28,25 @@ std::string random_suffix() {
     return out;
 }
 
+/// getpid() is a system call (about 1 us on a paravirtualised VM) and every acquisition needs it,
+/// so it is read once per process: a fork() child forgets the parent's value (pthread_atfork).
+/// A child made with a raw clone() that runs no fork handlers would keep it; it has to exec.
+std::atomic<pid_t> cached_pid{0};
+
+pid_t current_pid() {
+    static const bool forget_in_child =
+        ::pthread_atfork(nullptr, nullptr, [] { cached_pid.store(0, std::memory_order_relaxed); }) == 0;
+    if (!forget_in_child) return ::getpid();
+    pid_t pid = cached_pid.load(std::memory_order_relaxed);
+    if (pid == 0) cached_pid.store(pid = ::getpid(), std::memory_order_relaxed);
+    return pid;
+}
+
 }  // namespace
 
 std::string instance_id() {
     static const std::string host = host_name();
-    return host + ":" + std::to_string(::getpid());  // getpid each time: forked children differ
+    return host + ":" + std::to_string(current_pid());  // per process: forked children differ
 }
 
 std::string make_owner_token() { return instance_id() + ":" + random_suffix(); }

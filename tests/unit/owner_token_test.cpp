@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <set>
@@ -14,4 +15,24 @@ TEST_CASE("owner tokens are readable, unique and fit VARCHAR(255)", "[owner]") {
     CHECK(token.size() <= 255);
     CHECK(token.find(":" + std::to_string(::getpid()) + ":") != std::string::npos);
     CHECK(token.rfind(shedlock::instance_id(), 0) == 0);
+}
+
+TEST_CASE("a forked child's owner tokens carry the child's pid, not the parent's", "[owner]") {
+    (void)shedlock::make_owner_token();  // the parent's pid is known now
+    int channel[2];
+    REQUIRE(::pipe(channel) == 0);
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        const auto token = shedlock::make_owner_token();
+        const char verdict = token.find(":" + std::to_string(::getpid()) + ":") != std::string::npos ? 'y' : 'n';
+        (void)!::write(channel[1], &verdict, 1);
+        ::_exit(0);
+    }
+    ::close(channel[1]);
+    char verdict = '?';
+    CHECK(::read(channel[0], &verdict, 1) == 1);
+    ::close(channel[0]);
+    ::waitpid(child, nullptr, 0);
+    CHECK(verdict == 'y');
 }
