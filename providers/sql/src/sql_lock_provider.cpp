@@ -3,13 +3,16 @@
 #include <shedlock/error.hpp>
 #include <shedlock/providers/sql/sql_lock_provider.hpp>
 
+#include <string_view>
+
 namespace shedlock::providers::sql {
 namespace {
 
-/// Everything a statement may bind, computed once per call.
+/// Everything a statement may bind, computed once per call. Name and owner are views of the
+/// caller's strings: bind() copies each once, into the parameter that carries it.
 struct slot_values {
-    std::string name;
-    std::string owner;
+    std::string_view name;
+    std::string_view owner;
     timestamp now{};
     timestamp lock_until{};
     timestamp unlock_until{};
@@ -22,8 +25,8 @@ std::vector<sql_param> bind(const statement& stmt, const slot_values& v) {
     params.reserve(stmt.slots.size());
     for (slot s : stmt.slots) {
         switch (s) {
-            case slot::name: params.emplace_back(v.name); break;
-            case slot::owner: params.emplace_back(v.owner); break;
+            case slot::name: params.emplace_back(std::in_place_type<std::string>, v.name); break;
+            case slot::owner: params.emplace_back(std::in_place_type<std::string>, v.owner); break;
             case slot::now: params.emplace_back(format_timestamp(v.now)); break;
             case slot::lock_until: params.emplace_back(format_timestamp(v.lock_until)); break;
             case slot::unlock_until: params.emplace_back(format_timestamp(v.unlock_until)); break;

@@ -6,6 +6,7 @@
 
 #include <sqlite3.h>
 
+#include <charconv>
 #include <chrono>
 #include <thread>
 
@@ -76,40 +77,72 @@ sqlite_connection::sqlite_connection(const sqlite_options& options)
     }
 }
 
-SQLite::Statement& sqlite_connection::prepared(const std::string& sql) {
+void sqlite_connection::fail(int rc) const { throw SQLite::Exception(db_->getHandle(), rc); }
+
+sqlite_connection::prepared_statement& sqlite_connection::prepared(const std::string& sql) {
     auto it = statements_.find(sql);
-    if (it == statements_.end()) it = statements_.emplace(sql, std::make_unique<SQLite::Statement>(*db_, sql)).first;
-    return *it->second;
+    if (it != statements_.end()) return it->second;
+    prepared_statement stmt;
+    sqlite3_stmt* handle = nullptr;
+    const int rc = sqlite3_prepare_v2(db_->getHandle(), sql.c_str(), static_cast<int>(sql.size()) + 1, &handle, nullptr);
+    stmt.handle.reset(handle);
+    if (rc != SQLITE_OK) fail(rc);
+    stmt.parameters = sqlite3_bind_parameter_count(handle);
+    return statements_.emplace(sql, std::move(stmt)).first->second;
 }
 
-sql::sql_result sqlite_connection::step_all(SQLite::Statement& stmt) {
-    sql::sql_result result;
-    while (stmt.executeStep()) {
-        std::vector<std::optional<std::string>> row;
-        for (int i = 0; i < stmt.getColumnCount(); ++i) {
-            const auto column = stmt.getColumn(i);
-            if (column.isNull()) row.emplace_back();
-            else row.emplace_back(column.getString());
+// SQLITE_STATIC: `params` outlives the step that reads them. Every parameter is bound again
+// before each step, so the pointers left behind after a call are never read; a call that passes
+// fewer values than the statement takes clears the bindings first, so the rest are NULL.
+void sqlite_connection::bind(const prepared_statement& stmt, const std::vector<sql::sql_param>& params) {
+    sqlite3_stmt* handle = stmt.handle.get();
+    if (static_cast<int>(params.size()) < stmt.parameters) sqlite3_clear_bindings(handle);
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        const int index = static_cast<int>(i) + 1;
+        int rc;
+        if (const auto* n = std::get_if<std::int64_t>(&params[i])) {
+            rc = sqlite3_bind_int64(handle, index, *n);
+        } else {
+            const auto& text = std::get<std::string>(params[i]);
+            rc = sqlite3_bind_text(handle, index, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
         }
-        result.rows.push_back(std::move(row));
+        if (rc != SQLITE_OK) fail(rc);
     }
-    result.affected_rows = db_->getChanges();
+}
+
+sql::sql_result sqlite_connection::step_all(sqlite3_stmt* stmt) {
+    sql::sql_result result;
+    const int columns = sqlite3_column_count(stmt);
+    int rc;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        auto& row = result.rows.emplace_back();
+        row.reserve(static_cast<std::size_t>(columns));
+        for (int i = 0; i < columns; ++i) {
+            const int type = sqlite3_column_type(stmt, i);
+            if (type == SQLITE_NULL) {
+                row.emplace_back();
+            } else if (type == SQLITE_INTEGER) {  // SQLite's own text of it, without its conversion's malloc
+                char digits[24];
+                const auto end = std::to_chars(digits, digits + sizeof digits, sqlite3_column_int64(stmt, i)).ptr;
+                row.emplace_back(std::in_place, digits, end);
+            } else {
+                const auto* text = static_cast<const char*>(sqlite3_column_blob(stmt, i));
+                row.emplace_back(std::in_place, text ? text : "", static_cast<std::size_t>(sqlite3_column_bytes(stmt, i)));
+            }
+        }
+    }
+    if (rc != SQLITE_DONE) fail(rc);
+    result.affected_rows = sqlite3_changes(db_->getHandle());
     return result;
 }
 
 sql::sql_result sqlite_connection::execute(const std::string& sql, const std::vector<sql::sql_param>& params) {
     try {
         auto& stmt = prepared(sql);
-        stmt.reset();
-        stmt.clearBindings();
-        for (std::size_t i = 0; i < params.size(); ++i) {
-            const int index = static_cast<int>(i) + 1;
-            if (const auto* n = std::get_if<std::int64_t>(&params[i])) stmt.bind(index, static_cast<int64_t>(*n));
-            else stmt.bind(index, std::get<std::string>(params[i]));
-        }
-        auto result = step_all(stmt);
-        stmt.reset();
-        return result;
+        // Reset on every exit, a failed step or a bad_alloc included: the next call starts clean.
+        const std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> reset_on_exit(stmt.handle.get(), &sqlite3_reset);
+        bind(stmt, params);
+        return step_all(stmt.handle.get());
     } catch (const SQLite::Exception& e) {
         auto error = to_storage_error(e, path_);
         statements_.erase(sql);  // a failed prepare or step leaves the statement unusable
