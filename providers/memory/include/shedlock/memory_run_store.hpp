@@ -4,9 +4,12 @@
 
 #include <shedlock/run_store.hpp>
 
-#include <deque>
+#include <cstddef>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <string>
+#include <vector>
 
 namespace shedlock {
 
@@ -28,9 +31,20 @@ public:
     std::vector<run_record> all();
 
 private:
+    /// A task's records in a ring: grows to max_per_task, then each append overwrites the oldest
+    /// in place (copy-assignment reuses its strings' storage: no allocation per record).
+    struct ring {
+        std::vector<run_record> slots;
+        std::size_t oldest = 0;  ///< index of the oldest record (0 until the ring wraps)
+        std::size_t size() const noexcept { return slots.size(); }
+        const run_record& at(std::size_t i) const { return slots[(oldest + i) % slots.size()]; }  ///< 0 = oldest
+        void push(const run_record& r, std::size_t capacity);
+        void linearize();  ///< oldest first from index 0
+    };
+
     run_retention retention_;
     std::mutex mutex_;
-    std::map<std::string, std::deque<run_record>> rings_;
+    std::map<std::string, ring, std::less<>> rings_;
 };
 
 }  // namespace shedlock
