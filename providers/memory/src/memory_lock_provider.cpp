@@ -5,9 +5,10 @@ namespace shedlock::providers {
 std::optional<lease> memory_lock_provider::do_try_lock(const lock_configuration& config, const std::string& owner) {
     std::lock_guard guard(mutex_);
     const timestamp now = clock().now();
-    auto [it, inserted] = records_.try_emplace(config.name(), lock_record{config.name(), "", now, now, 0, ""});
+    auto it = records_.find(config.name());  // a known lock builds no record to throw away
+    if (it == records_.end()) it = records_.try_emplace(config.name(), lock_record{config.name(), "", now, now, 0, ""}).first;
+    else if (it->second.lock_until > now) return std::nullopt;
     lock_record& record = it->second;
-    if (!inserted && record.lock_until > now) return std::nullopt;
     record.locked_by = owner;
     record.locked_at = now;
     record.lock_until = now + config.lock_at_most_for();

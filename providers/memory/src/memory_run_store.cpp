@@ -7,6 +7,9 @@ namespace shedlock {
 void memory_run_store::ring::push(const run_record& r, std::size_t capacity) {
     if (capacity == 0) return;
     if (slots.size() < capacity) {  // not full: oldest is 0, the newest goes at the end
+        // The first records come one firing apart: growing 1, 2, 4 would copy and allocate
+        // under the store's mutex in each of the first bursts.
+        if (slots.empty()) slots.reserve(std::min<std::size_t>(capacity, 8));
         slots.push_back(r);
         return;
     }
