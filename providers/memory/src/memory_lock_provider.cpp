@@ -1,5 +1,7 @@
 #include <shedlock/providers/memory_lock_provider.hpp>
 
+#include <algorithm>
+
 namespace shedlock::providers {
 
 std::optional<lease> memory_lock_provider::do_try_lock(const lock_configuration& config, const std::string& owner) {
@@ -47,7 +49,9 @@ void memory_lock_provider::delete_records(const std::vector<std::string>& names)
 std::vector<lock_record> memory_lock_provider::list_locks() {
     std::lock_guard guard(mutex_);
     std::vector<lock_record> out;
+    out.reserve(records_.size());
     for (const auto& [name, record] : records_) out.push_back(record);
+    std::sort(out.begin(), out.end(), [](const lock_record& a, const lock_record& b) { return a.name < b.name; });
     return out;
 }
 

@@ -50,14 +50,18 @@ std::vector<std::string> memory_run_store::tasks() {
     std::vector<std::string> names;
     for (const auto& [name, r] : rings_)
         if (r.size() > 0) names.push_back(name);
+    std::sort(names.begin(), names.end());
     return names;
 }
 
 std::vector<run_record> memory_run_store::all() {
     std::lock_guard lock(mutex_);
+    std::vector<const std::pair<const std::string, ring>*> by_name;
+    for (const auto& entry : rings_) by_name.push_back(&entry);
+    std::sort(by_name.begin(), by_name.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
     std::vector<run_record> out;
-    for (const auto& [name, r] : rings_)
-        for (std::size_t i = 0; i < r.size(); ++i) out.push_back(r.at(i));
+    for (const auto* entry : by_name)
+        for (std::size_t i = 0; i < entry->second.size(); ++i) out.push_back(entry->second.at(i));
     return out;
 }
 

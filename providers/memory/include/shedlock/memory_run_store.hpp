@@ -5,10 +5,9 @@
 #include <shedlock/run_store.hpp>
 
 #include <cstddef>
-#include <functional>
-#include <map>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace shedlock {
@@ -27,7 +26,7 @@ public:
     std::vector<std::string> tasks() override;
     const run_retention& retention() const noexcept override { return retention_; }
 
-    /// Every record of every task, oldest first per task (for tests and reports).
+    /// Every record of every task, tasks by name, oldest first per task (for tests and reports).
     std::vector<run_record> all();
 
 private:
@@ -44,7 +43,7 @@ private:
 
     run_retention retention_;
     std::mutex mutex_;
-    std::map<std::string, ring, std::less<>> rings_;
+    std::unordered_map<std::string, ring> rings_;  // hashed: one lookup per firing; tasks() sorts
 };
 
 }  // namespace shedlock
