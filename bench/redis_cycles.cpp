@@ -2,7 +2,13 @@
 //
 //   own scripts  the provider's two scripts (acquire with SET NX PX + INCR of the fencing
 //                counter, unlock compare-and-DEL) called by EVALSHA through hiredis directly;
-//   simplest     what a user writes by hand: `SET key token NX PX 30000`, then `DEL key`.
+//   SET + CAD    the lock the Redis documentation describes: `SET key token NX PX 30000`, and
+//                the compare-and-delete script (EVALSHA) to release only one's own lock;
+//   SET + DEL    the simplest a user writes by hand, `SET ... NX PX` then a plain `DEL` (which
+//                can delete another holder's lock once the own one expired).
+//
+// The provider's acquire script also keeps the fencing counter (GET, TIME, SET of a second key):
+// the floors do not.
 //
 // One connection each, one thread. Each slice interleaves the variants in bursts of `burst`
 // cycles, the order reversed every other turn, so background load hits all of them alike
@@ -81,17 +87,28 @@ std::function<void()> own_scripts(const providers::redis_options& options) {
     };
 }
 
-/// Floor 2: SET NX PX and DEL.
-std::function<void()> simplest(const providers::redis_options& options) {
+/// The release of the Redis documentation's lock pattern: delete only if the value is ours.
+constexpr const char* compare_and_delete =
+    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+
+/// Floors 2 and 3: SET NX PX, then the compare-and-delete script or a plain DEL.
+std::function<void()> simplest(const providers::redis_options& options, bool safe_release) {
     auto c = connect(options);
-    const std::string key = options.prefix + ":{simplest}";
-    return [c, key, cycles = 0L]() mutable {
+    const std::string key = options.prefix + (safe_release ? ":{cad}" : ":{del}");
+    std::string cad;
+    if (safe_release) {
+        auto* reply = call(c.get(), {"SCRIPT", "LOAD", compare_and_delete});
+        cad.assign(reply->str, reply->len);
+        freeReplyObject(reply);
+    }
+    return [c, key, cad, cycles = 0L]() mutable {
         const std::string token = "bench-host:1:" + std::to_string(++cycles);
         auto* got = call(c.get(), {"SET", key, token, "NX", "PX", "30000"});
         const bool taken = got->type == REDIS_REPLY_STATUS;
         freeReplyObject(got);
         if (!taken) throw std::runtime_error("simplest floor: lock unexpectedly held");
-        freeReplyObject(call(c.get(), {"DEL", key}));
+        if (cad.empty()) freeReplyObject(call(c.get(), {"DEL", key}));
+        else freeReplyObject(call(c.get(), {"EVALSHA", cad, "1", key, token}));
     };
 }
 
@@ -119,7 +136,8 @@ int main(int argc, char** argv) {
                                           held->unlock();
                                       }},
                                      {"raw own scripts", own_scripts(options)},
-                                     {"raw simplest (SET NX PX, DEL)", simplest(options)}};
+                                     {"raw SET NX PX + CAD script", simplest(options, true)},
+                                     {"raw SET NX PX + DEL", simplest(options, false)}};
         for (const auto& v : variants)
             for (int i = 0; i < 50; ++i) v.second();  // warm-up: connect, script cache
         bench::print_load("at start");
@@ -131,6 +149,7 @@ int main(int argc, char** argv) {
         std::printf("  provider time / floor time, per slice (median [min-max]):\n");
         bench::report_ratio(variants, results, 0, 1);
         bench::report_ratio(variants, results, 0, 2);
+        bench::report_ratio(variants, results, 0, 3);
         bench::print_load("at end");
         return 0;
     } catch (const std::exception& e) {
