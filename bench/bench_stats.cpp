@@ -55,13 +55,13 @@ double thread_cpu_seconds() {
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
+using slice_clock = std::chrono::steady_clock;
 
 void run_burst(const std::function<void()>& cycle, long n, tally& t) {
     const double cpu_start = thread_cpu_seconds();
-    const auto start = clock_type::now();
+    const auto start = slice_clock::now();
     for (long i = 0; i < n; ++i) cycle();
-    t.wall += std::chrono::duration<double>(clock_type::now() - start).count();
+    t.wall += std::chrono::duration<double>(slice_clock::now() - start).count();
     t.cpu += thread_cpu_seconds() - cpu_start;
     t.cycles += n;
 }
@@ -79,9 +79,9 @@ median_range over_slices(const std::vector<slice_tallies>& slices, F&& value) {
 
 slice_tallies run_slice(const variant_list& variants, std::chrono::duration<double> length, long burst) {
     slice_tallies out(variants.size());
-    const auto end = clock_type::now() +
-                     std::chrono::duration_cast<clock_type::duration>(length * static_cast<double>(variants.size()));
-    for (std::size_t turn = 0; clock_type::now() < end; ++turn)
+    const auto end = slice_clock::now() +
+                     std::chrono::duration_cast<slice_clock::duration>(length * static_cast<double>(variants.size()));
+    for (std::size_t turn = 0; slice_clock::now() < end; ++turn)
         for (std::size_t k = 0; k < variants.size(); ++k) {
             const std::size_t v = turn % 2 ? variants.size() - 1 - k : k;
             run_burst(variants[v].second, burst, out[v]);

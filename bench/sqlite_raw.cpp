@@ -5,11 +5,11 @@
 
 namespace shedlock::bench {
 
-using namespace std::chrono;
+namespace chr = std::chrono;
 
-void format_utc(sys_time<milliseconds> t, char* out) {
-    const auto day = floor<days>(t);
-    const year_month_day ymd{day};
+void format_utc(chr::sys_time<chr::milliseconds> t, char* out) {
+    const auto day = chr::floor<chr::days>(t);
+    const chr::year_month_day ymd{day};
     const auto ms = (t - day).count();
     auto put = [&out](long value, int width) {
         for (int i = width - 1; i >= 0; --i, value /= 10) out[i] = static_cast<char>('0' + value % 10);
@@ -24,10 +24,10 @@ void format_utc(sys_time<milliseconds> t, char* out) {
     put(ms % 1000, 3), *out = '\0';
 }
 
-sys_time<milliseconds> now_ms() { return floor<milliseconds>(system_clock::now()); }
+chr::sys_time<chr::milliseconds> now_ms() { return chr::floor<chr::milliseconds>(chr::system_clock::now()); }
 
 raw_sqlite::raw_sqlite(const std::string& path, const std::string& acquire_sql, const std::string& unlock_sql,
-                       milliseconds busy_timeout) {
+                       chr::milliseconds busy_timeout) {
     if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                         nullptr) != SQLITE_OK)
         fail("open");
@@ -57,7 +57,7 @@ raw_own_sql_lock::raw_own_sql_lock(const std::string& path, const std::string& a
                                    const std::string& unlock_sql, std::string name, std::string owner)
     : raw_(path, acquire_sql, unlock_sql), name_(std::move(name)), owner_(std::move(owner)) {}
 
-bool raw_own_sql_lock::try_lock(milliseconds lease) {
+bool raw_own_sql_lock::try_lock(chr::milliseconds lease) {
     char until[24];
     const auto t = now_ms();
     format_utc(t, now_);
