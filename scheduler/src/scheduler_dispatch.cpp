@@ -66,9 +66,4 @@ void scheduler::impl::begin_jobs(std::size_t n) {
     jobs += n;
 }
 
-void scheduler::impl::end_job() {
-    std::lock_guard lock(jobs_mutex);
-    if (--jobs == 0) jobs_done.notify_all();
-}
-
 }  // namespace shedlock

@@ -93,8 +93,7 @@ struct scheduler::impl {
     void check_duration(task_runtime& t, const run_record& r);
     void warn_from_history(const std::vector<detail::prepared_task>& tasks);
     void warn(const std::string& message) const;
-    void begin_jobs(std::size_t n);
-    void end_job();
+    void begin_jobs(std::size_t n);  // drain() counts them done, once per worker and batch
 
     lock_provider& locks;
     run_store& runs;
