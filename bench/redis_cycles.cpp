@@ -1,8 +1,23 @@
-// Acquire+unlock cycles/s through the Redis provider next to the raw floor: the same two scripts
-// (acquire with SET NX PX + INCR, unlock compare-and-DEL) called by EVALSHA through hiredis
-// directly, on one connection, in the same run. Rounds alternate so drift hits both alike.
+// Acquire+unlock cycles/s through the Redis provider next to two raw floors, in one run:
 //
-//   redis_cycles [redis://...]   (default: $SHEDLOCK_TEST_REDIS_URI)
+//   own scripts  the provider's two scripts (acquire with SET NX PX + INCR of the fencing
+//                counter, unlock compare-and-DEL) called by EVALSHA through hiredis directly;
+//   SET + CAD    the lock the Redis documentation describes: `SET key token NX PX 30000`, and
+//                the compare-and-delete script (EVALSHA) to release only one's own lock;
+//   SET + DEL    the simplest a user writes by hand, `SET ... NX PX` then a plain `DEL` (which
+//                can delete another holder's lock once the own one expired).
+//
+// The provider's acquire script also keeps the fencing counter (GET, TIME, SET of a second key):
+// the floors do not.
+//
+// One connection each, one thread. Each slice interleaves the variants in bursts of `burst`
+// cycles, the order reversed every other turn, so background load hits all of them alike
+// (bench_stats.hpp). Reported: medians over the slices with [min-max] of cycles/s and CPU
+// us/cycle, and the per-slice ratios provider time / floor time; never the best slice.
+//
+//   redis_cycles [redis://...] [slices=10] [seconds_per_slice=0.5] [burst=20]
+//   (the URI defaults to $SHEDLOCK_TEST_REDIS_URI; "-" takes it from there too)
+#include "bench_stats.hpp"
 #include "redis_scripts.hpp"
 
 #include <shedlock/lock_handle.hpp>
@@ -13,16 +28,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 using namespace shedlock;
-using clock_type = std::chrono::steady_clock;
+namespace bench = shedlock::bench;
 
 namespace {
-
-constexpr auto round_length = std::chrono::milliseconds{1000};
-constexpr int rounds = 5;
 
 redisReply* call(redisContext* c, std::initializer_list<std::string> args) {
     const char* argv[8];
@@ -44,66 +57,100 @@ std::string load(redisContext* c, providers::detail::redis_script script) {
     return sha;
 }
 
-/// The floor: exactly the provider's two round trips, nothing else.
-long raw_round(redisContext* c, const std::string& prefix) {
-    using providers::detail::redis_script;
-    static const std::string acquire = load(c, redis_script::acquire), unlock = load(c, redis_script::unlock);
-    const std::string key = prefix + ":{raw}", fence = key + ":fence";
-    long cycles = 0;
-    for (const auto end = clock_type::now() + round_length; clock_type::now() < end; ++cycles) {
-        const std::string token = "bench-host:1:" + std::to_string(cycles);
-        auto* got = call(c, {"EVALSHA", acquire, "2", key, fence, token, "30000"});
-        if (got->integer < 0) throw std::runtime_error("raw floor: lock unexpectedly held");
-        freeReplyObject(got);
-        freeReplyObject(call(c, {"EVALSHA", unlock, "1", key, token, "0"}));
+/// A raw hiredis connection, authenticated and on the provider's database.
+std::shared_ptr<redisContext> connect(const providers::redis_options& options) {
+    std::shared_ptr<redisContext> c(redisConnect(options.host.c_str(), options.port), [](redisContext* p) {
+        if (p) redisFree(p);
+    });
+    if (c == nullptr || c->err) throw std::runtime_error("raw floor: cannot connect");
+    if (options.password) {
+        if (options.user.empty()) freeReplyObject(call(c.get(), {"AUTH", *options.password}));
+        else freeReplyObject(call(c.get(), {"AUTH", options.user, *options.password}));
     }
-    return cycles;
+    freeReplyObject(call(c.get(), {"SELECT", std::to_string(options.db)}));
+    return c;
 }
 
-long provider_round(lock_provider& provider) {
-    const lock_configuration config{"provider", std::chrono::milliseconds{30'000}};
-    long cycles = 0;
-    for (const auto end = clock_type::now() + round_length; clock_type::now() < end; ++cycles) {
-        auto held = provider.try_lock(config);
-        if (!held) throw std::runtime_error("provider: lock unexpectedly held");
-        held->unlock();
+/// Floor 1: exactly the provider's two round trips, nothing else.
+std::function<void()> own_scripts(const providers::redis_options& options) {
+    using providers::detail::redis_script;
+    auto c = connect(options);
+    const std::string acquire = load(c.get(), redis_script::acquire), unlock = load(c.get(), redis_script::unlock);
+    const std::string key = options.prefix + ":{raw}", fence = key + ":fence";
+    return [c, acquire, unlock, key, fence, cycles = 0L]() mutable {
+        const std::string token = "bench-host:1:" + std::to_string(++cycles);
+        auto* got = call(c.get(), {"EVALSHA", acquire, "2", key, fence, token, "30000"});
+        const bool taken = got->integer >= 0;
+        freeReplyObject(got);
+        if (!taken) throw std::runtime_error("raw floor: lock unexpectedly held");
+        freeReplyObject(call(c.get(), {"EVALSHA", unlock, "1", key, token, "0"}));
+    };
+}
+
+/// The release of the Redis documentation's lock pattern: delete only if the value is ours.
+constexpr const char* compare_and_delete =
+    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+
+/// Floors 2 and 3: SET NX PX, then the compare-and-delete script or a plain DEL.
+std::function<void()> simplest(const providers::redis_options& options, bool safe_release) {
+    auto c = connect(options);
+    const std::string key = options.prefix + (safe_release ? ":{cad}" : ":{del}");
+    std::string cad;
+    if (safe_release) {
+        auto* reply = call(c.get(), {"SCRIPT", "LOAD", compare_and_delete});
+        cad.assign(reply->str, reply->len);
+        freeReplyObject(reply);
     }
-    return cycles;
+    return [c, key, cad, cycles = 0L]() mutable {
+        const std::string token = "bench-host:1:" + std::to_string(++cycles);
+        auto* got = call(c.get(), {"SET", key, token, "NX", "PX", "30000"});
+        const bool taken = got->type == REDIS_REPLY_STATUS;
+        freeReplyObject(got);
+        if (!taken) throw std::runtime_error("simplest floor: lock unexpectedly held");
+        if (cad.empty()) freeReplyObject(call(c.get(), {"DEL", key}));
+        else freeReplyObject(call(c.get(), {"EVALSHA", cad, "1", key, token}));
+    };
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    const char* uri = argc > 1 ? argv[1] : std::getenv("SHEDLOCK_TEST_REDIS_URI");
+    const char* uri = argc > 1 && std::string(argv[1]) != "-" ? argv[1] : std::getenv("SHEDLOCK_TEST_REDIS_URI");
+    const int slices = argc > 2 ? std::atoi(argv[2]) : 10;
+    const std::chrono::duration<double> slice_length{argc > 3 ? std::atof(argv[3]) : 0.5};
+    const long burst = argc > 4 ? std::atol(argv[4]) : 20;
     if (uri == nullptr) {
         std::fprintf(stderr, "usage: redis_cycles redis://:pw@host:port/db (or set SHEDLOCK_TEST_REDIS_URI)\n");
         return 2;
     }
     try {
         auto options = providers::redis_options_from_uri(parse_provider_uri(uri));
-        options.prefix = "bench-" + std::to_string(clock_type::now().time_since_epoch().count() % 1000000);
+        options.prefix =
+            "bench-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000);
         options.pool_size = 1;
         auto provider = providers::make_redis_lock_provider(options);
-        redisContext* raw = redisConnect(options.host.c_str(), options.port);
-        if (raw == nullptr || raw->err) throw std::runtime_error("raw floor: cannot connect");
-        if (options.password) {
-            if (options.user.empty()) freeReplyObject(call(raw, {"AUTH", *options.password}));
-            else freeReplyObject(call(raw, {"AUTH", options.user, *options.password}));
-        }
-        freeReplyObject(call(raw, {"SELECT", std::to_string(options.db)}));
-        long raw_total = 0, provider_total = 0;
-        for (int r = 0; r < rounds; ++r) {
-            raw_total += raw_round(raw, options.prefix);
-            provider_total += provider_round(*provider);
-        }
-        redisFree(raw);
-        const double seconds = rounds * std::chrono::duration<double>(round_length).count();
-        const double raw_rate = raw_total / seconds, provider_rate = provider_total / seconds;
-        std::printf("redis acquire+unlock, 1 thread, %d x %lld ms rounds each\n", rounds,
-                    static_cast<long long>(round_length.count()));
-        std::printf("  raw hiredis EVALSHA floor: %10.0f cycles/s\n", raw_rate);
-        std::printf("  shedlock redis provider:   %10.0f cycles/s\n", provider_rate);
-        std::printf("  floor / provider:          %10.3fx  (target <= 1.10x)\n", raw_rate / provider_rate);
+        const lock_configuration config{"provider", std::chrono::milliseconds{30'000}};
+        bench::variant_list variants{{"provider", [&] {
+                                          auto held = provider->try_lock(config);
+                                          if (!held) throw std::runtime_error("provider: lock unexpectedly held");
+                                          held->unlock();
+                                      }},
+                                     {"raw own scripts", own_scripts(options)},
+                                     {"raw SET NX PX + CAD script", simplest(options, true)},
+                                     {"raw SET NX PX + DEL", simplest(options, false)}};
+        for (const auto& v : variants)
+            for (int i = 0; i < 50; ++i) v.second();  // warm-up: connect, script cache
+        bench::print_load("at start");
+        const auto results = bench::run_slices(variants, slices, slice_length, burst);
+        std::printf("Redis acquire+unlock, one thread: %d slices of %.2fs per variant, variants alternating every "
+                    "%ld cycles\n",
+                    slices, slice_length.count(), burst);
+        bench::report_rates(variants, results);
+        std::printf("  provider time / floor time, per slice (median [min-max]):\n");
+        bench::report_ratio(variants, results, 0, 1);
+        bench::report_ratio(variants, results, 0, 2);
+        bench::report_ratio(variants, results, 0, 3);
+        bench::print_load("at end");
         return 0;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "redis_cycles: %s\n", e.what());

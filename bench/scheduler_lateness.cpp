@@ -1,7 +1,9 @@
 // Scheduler benchmark: lateness (body start minus scheduled time) of firings, and idle CPU.
 // Plain main that prints figures; never a timed assertion.
 //
-//   scheduler_lateness [runs=10] [bursts-per-run=2] [tasks=1000]
+//   scheduler_lateness [runs=10] [bursts-per-run=2] [tasks=1000] [only]
+//
+// `only` keeps the scenarios whose label contains it (e.g. "burst, memory"), for a profiler.
 //
 // Scenarios, interleaved run by run (memory burst, SQLite burst, memory spread, memory burst...):
 // - burst: `tasks` tasks on cron "* * * * * *", all due on the same second. With the memory
@@ -133,14 +135,11 @@ void run_once(scenario& sc, int tasks, int bursts) {
 }
 
 /// "median [min-max]" of one field over the slices, in ms.
-std::string spread_of(std::vector<bench::latency_summary> v, double bench::latency_summary::*field) {
+std::string spread_of(const std::vector<bench::latency_summary>& v, double bench::latency_summary::*field) {
     if (v.empty()) return "-";
-    std::sort(v.begin(), v.end(), [field](const auto& a, const auto& b) { return a.*field < b.*field; });
-    const auto ms = [field](const bench::latency_summary& s) { return s.*field / 1000.0; };
-    const double median = v.size() % 2 ? ms(v[v.size() / 2]) : (ms(v[v.size() / 2 - 1]) + ms(v[v.size() / 2])) / 2;
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%6.2f [%.2f-%.2f]", median, ms(v.front()), ms(v.back()));
-    return buf;
+    std::vector<double> ms;
+    for (const auto& s : v) ms.push_back(s.*field / 1000.0);
+    return bench::format(bench::median_of(std::move(ms)), "%.2f");
 }
 
 void print(const std::string& label, const std::vector<bench::latency_summary>& v) {
@@ -181,20 +180,13 @@ void measure_idle_cpu(int slices) {
                 percent.front(), percent.back(), slices);
 }
 
-void print_load(const char* when) {
-    double load[3] = {0, 0, 0};
-    if (::getloadavg(load, 3) < 0) return;
-    const unsigned cores = std::thread::hardware_concurrency();
-    std::printf("load average %s: %.2f %.2f %.2f on %u cores%s\n", when, load[0], load[1], load[2], cores,
-                load[0] > 0.5 * cores ? " (loaded: the figures include waiting for a core)" : "");
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
     const int runs = argc > 1 ? std::atoi(argv[1]) : 10;
     const int bursts = argc > 2 ? std::atoi(argv[2]) : 2;
     const int tasks = argc > 3 ? std::atoi(argv[3]) : 1000;
+    const std::string only = argc > 4 ? argv[4] : "";
     if (runs < 1 || bursts < 1 || tasks < 1) {
         std::fprintf(stderr, "usage: scheduler_lateness [runs>=1] [bursts-per-run>=1] [tasks>=1]\n");
         return 2;
@@ -206,7 +198,8 @@ int main(int argc, char** argv) {
     scenarios.emplace_back("burst, SQLite: " + n + " tasks due on one second", open_sqlite);
 #endif
     scenarios.emplace_back("spread, memory: " + n + " tasks, one per ms", open_memory, true);
-    print_load("at start");
+    std::erase_if(scenarios, [&only](const scenario& sc) { return sc.label.find(only) == std::string::npos; });
+    bench::print_load("at start");
     std::printf("lateness = body start - scheduled time; %d runs x %d slices (+1 warm-up second per run); "
                 "median [min-max] over slices, ms\n", runs, bursts);
     for (int r = 0; r < runs; ++r)
@@ -218,7 +211,7 @@ int main(int argc, char** argv) {
             std::printf("  %zu second(s) where not every task started; %llu firing(s) missed\n", sc.incomplete,
                         static_cast<unsigned long long>(sc.missed));
     }
-    measure_idle_cpu(10);
-    print_load("at end");
+    if (only.empty()) measure_idle_cpu(10);
+    bench::print_load("at end");
     return 0;
 }

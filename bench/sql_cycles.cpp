@@ -1,9 +1,23 @@
-// Acquire+unlock cycles per second of the SQL providers next to the raw floor: the very same two
-// statements (same SQL text, prepared, same parameters) issued directly through libpqxx or the
-// MariaDB C API on one connection with the same session settings, in the same run. One thread,
-// one lock name, sequential cycles. The machine may be shared: variants run in alternating slices.
+// Acquire+unlock cycles per second of the SQL providers next to two raw floors, in one run:
 //
-//   SHEDLOCK_TEST_POSTGRES_URI=postgresql://... SHEDLOCK_TEST_MYSQL_URI=mysql://... sql_cycles [seconds]
+//   own SQL       the provider's very statements (same SQL text from its dialect, prepared, same
+//                 parameters) issued directly through libpqxx or the MariaDB C API on one
+//                 connection with the same session settings;
+//   simplest SQL  the statements a user writes by hand, prepared once: PostgreSQL
+//                 `INSERT ... ON CONFLICT (name) DO UPDATE ... WHERE lock_until <= now` and
+//                 `UPDATE ... SET lock_until = now WHERE name = ? AND locked_by = ?`; MariaDB (no
+//                 ON CONFLICT) `UPDATE ... WHERE name = ? AND lock_until <= now` on a row created
+//                 once, as Java ShedLock does once a lock's row exists, and the same unlock.
+//
+// One thread, one lock name per variant, sequential cycles. Each slice interleaves the variants
+// in bursts of `burst` cycles, the order reversed every other turn, so background load hits all
+// of them alike (bench_stats.hpp). Reported: medians over the slices with [min-max] of cycles/s
+// and CPU us/cycle, and the per-slice ratios provider time / floor time; never the best slice.
+//
+//   SHEDLOCK_TEST_POSTGRES_URI=postgresql://... SHEDLOCK_TEST_MYSQL_URI=mysql://...
+//     sql_cycles [slices=10] [seconds_per_slice=0.5] [burst=20]
+#include "bench_stats.hpp"
+
 #include <shedlock/providers/sql/sql_lock_provider.hpp>
 
 #ifdef SHEDLOCK_BENCH_POSTGRES
@@ -30,33 +44,13 @@ using namespace shedlock;
 using namespace std::chrono;
 namespace sql = shedlock::providers::sql;
 using shedlock::system_clock;
+namespace bench = shedlock::bench;
 
 namespace {
 
-double seconds_per_run = 3.0;
-
-/// Cycles per second of each of `cycles`, measured in alternating short slices (the machine is
-/// shared and noisy: interleaving exposes every variant to the same background load); the best
-/// slice of each counts.
-std::vector<double> rates(const std::vector<std::function<void()>>& cycles) {
-    constexpr int slices = 8;
-    std::vector<double> best(cycles.size(), 0.0);
-    for (const auto& cycle : cycles)
-        for (int i = 0; i < 50; ++i) cycle();  // warm-up: connect, prepare
-    for (int slice = 0; slice < slices; ++slice) {
-        for (std::size_t v = 0; v < cycles.size(); ++v) {
-            long n = 0;
-            const auto start = steady_clock::now();
-            const auto end = start + duration<double>(seconds_per_run / slices);
-            while (steady_clock::now() < end) {
-                cycles[v]();
-                ++n;
-            }
-            best[v] = std::max(best[v], n / duration<double>(steady_clock::now() - start).count());
-        }
-    }
-    return best;
-}
+int slices = 10;
+duration<double> slice_length{0.5};
+long burst = 20;
 
 void provider_cycle(sql::sql_lock_provider& provider, const std::string& name) {
     auto held = provider.try_lock({name, seconds{60}});
@@ -64,15 +58,26 @@ void provider_cycle(sql::sql_lock_provider& provider, const std::string& name) {
     held->unlock();
 }
 
-/// `ratio` = time per cycle through the provider / time per cycle of the raw floor.
-void report(const char* what, double cycles, double floor) {
-    std::printf("  %-40s %7.0f cycles/s | raw floor %7.0f cycles/s | ratio %.3f\n", what, cycles, floor, floor / cycles);
+/// Runs the variants in interleaved slices, prints rates and the ratios (candidate, floor).
+void measure(const bench::variant_list& variants, const std::vector<std::pair<std::size_t, std::size_t>>& ratios) {
+    for (const auto& v : variants)
+        for (int i = 0; i < 50; ++i) v.second();  // warm-up: connect, prepare
+    const auto results = bench::run_slices(variants, slices, slice_length, burst);
+    bench::report_rates(variants, results);
+    std::printf("  provider time / floor time, per slice (median [min-max]):\n");
+    for (const auto& [candidate, floor] : ratios) bench::report_ratio(variants, results, candidate, floor);
 }
 
 #ifdef SHEDLOCK_BENCH_POSTGRES
+std::shared_ptr<pqxx::connection> connect_postgres(const providers::postgres_options& o) {
+    return std::make_shared<pqxx::connection>("host=" + o.host + " port=" + std::to_string(o.port) + " dbname=" +
+                                              o.database + " user=" + o.user + " password=" +
+                                              o.password.value_or("") + " options='-c DateStyle=ISO'");
+}
+
+/// Floor 1: the provider's own two statements, the same parameters, the RETURNING row checked.
 std::function<void()> raw_postgres(const providers::postgres_options& o, bool async) {
-    auto conn = std::make_shared<pqxx::connection>("host=" + o.host + " port=" + std::to_string(o.port) + " dbname=" + o.database + " user=" +
-                       o.user + " password=" + o.password.value_or("") + " options='-c DateStyle=ISO'");
+    auto conn = connect_postgres(o);
     const auto dialect = providers::make_postgres_dialect(async);
     const sql::table_name table(o.table);
     conn->prepare("acquire", dialect->acquire(table, {}).sql);
@@ -87,6 +92,26 @@ std::function<void()> raw_postgres(const providers::postgres_options& o, bool as
     };
 }
 
+/// Floor 2: the upsert and the release a user writes by hand; success from the affected rows.
+std::function<void()> simplest_postgres(const providers::postgres_options& o) {
+    auto conn = connect_postgres(o);
+    const std::string t = sql::table_name(o.table).qualified();
+    conn->prepare("acquire", "INSERT INTO " + t + " (name, lock_until, locked_at, locked_by) VALUES ($1, $2, $3, $4) "
+                  "ON CONFLICT (name) DO UPDATE SET lock_until = EXCLUDED.lock_until, locked_at = EXCLUDED.locked_at, "
+                  "locked_by = EXCLUDED.locked_by WHERE " + t + ".lock_until <= EXCLUDED.locked_at");
+    conn->prepare("unlock", "UPDATE " + t + " SET lock_until = $1 WHERE name = $2 AND locked_by = $3");
+    return [conn] {
+        const auto now = shedlock::system_clock::instance().now();
+        const std::string at = format_timestamp(now);
+        pqxx::nontransaction tx(*conn);
+        if (tx.exec_prepared("acquire", "bench-simplest", format_timestamp(now + seconds{60}), at, "bench:simplest")
+                .affected_rows() != 1)
+            throw std::runtime_error("simplest acquire failed");
+        if (tx.exec_prepared("unlock", at, "bench-simplest", "bench:simplest").affected_rows() != 1)
+            throw std::runtime_error("simplest unlock failed");
+    };
+}
+
 void bench_postgres(const char* uri) {
     auto o = providers::postgres_options::from_uri(parse_provider_uri(uri));
     o.table = "bench_cycles";
@@ -98,13 +123,13 @@ void bench_postgres(const char* uri) {
     o.async_unlock = true;
     auto async_provider = providers::make_postgres_lock_provider(o);
     // A run that failed half-way leaves its locks held for a minute: start from no records.
-    sync_provider->delete_records({"bench-raw-sync", "bench-raw-async", "bench-sync", "bench-async"});
-    const auto r = rates({raw_postgres(o, false), [&] { provider_cycle(*sync_provider, "bench-sync"); },
-                          raw_postgres(o, true), [&] { provider_cycle(*async_provider, "bench-async"); }});
-    const double sync_floor = r[0], sync = r[1], async_floor = r[2], async = r[3];
-    report("provider, synchronous unlock", sync, sync_floor);
-    report("provider, asynchronous unlock (default)", async, async_floor);
-    std::printf("  async provider vs synchronous two-statement floor: %.2fx the cycles/s\n", async / sync_floor);
+    sync_provider->delete_records({"bench-raw-sync", "bench-raw-async", "bench-sync", "bench-async", "bench-simplest"});
+    measure({{"provider, sync unlock", [&] { provider_cycle(*sync_provider, "bench-sync"); }},
+             {"raw own SQL, sync unlock", raw_postgres(o, false)},
+             {"provider, async unlock (default)", [&] { provider_cycle(*async_provider, "bench-async"); }},
+             {"raw own SQL, async unlock", raw_postgres(o, true)},
+             {"raw simplest SQL", simplest_postgres(o)}},
+            {{0, 1}, {0, 4}, {2, 3}, {2, 4}});
 }
 #endif
 
@@ -138,26 +163,53 @@ struct raw_mysql_session {
     }
 };
 
-std::function<void()> raw_mysql(const providers::mysql_options& o) {
+std::shared_ptr<raw_mysql_session> connect_mysql(const providers::mysql_options& o, const std::string& acquire,
+                                                 const std::string& unlock) {
     auto session = std::make_shared<raw_mysql_session>();
     MYSQL* db = session->db = mysql_init(nullptr);
     if (!mysql_real_connect(db, o.host.c_str(), o.user.c_str(), o.password ? o.password->c_str() : nullptr,
                             o.database.c_str(), o.port, nullptr, 0) ||
         mysql_query(db, "SET time_zone = '+00:00', max_statement_time = 5"))
         throw std::runtime_error(mysql_error(db));
-    const auto dialect = providers::make_mysql_dialect();
-    const sql::table_name table(o.table);
-    const std::string acquire = dialect->acquire(table, {}).sql, unlock = dialect->unlock(table, {}).sql;
     MYSQL_STMT* acq = session->acquire = mysql_stmt_init(db);
     MYSQL_STMT* unl = session->unlock = mysql_stmt_init(db);
     if (mysql_stmt_prepare(acq, acquire.c_str(), acquire.size()) || mysql_stmt_prepare(unl, unlock.c_str(), unlock.size()))
         throw std::runtime_error(mysql_error(db));
+    return session;
+}
+
+/// Floor 1: the provider's own two statements and parameters.
+std::function<void()> raw_mysql(const providers::mysql_options& o) {
+    const auto dialect = providers::make_mysql_dialect();
+    const sql::table_name table(o.table);
+    auto session = connect_mysql(o, dialect->acquire(table, {}).sql, dialect->unlock(table, {}).sql);
     return [session] {
         const auto now = shedlock::system_clock::instance().now();
         if (run_stmt(session->acquire, {"bench-raw", format_timestamp(now + seconds{60}), format_timestamp(now),
                                         "bench:raw"}) <= 0)
             throw std::runtime_error("raw acquire failed");
         run_stmt(session->unlock, {format_timestamp(now), "bench-raw", "bench:raw", format_timestamp(now)});
+    };
+}
+
+/// Floor 2: a plain UPDATE to take the row (created once beforehand) and one to release it.
+std::function<void()> simplest_mysql(const providers::mysql_options& o) {
+    const std::string t = sql::table_name(o.table).qualified();
+    auto session = connect_mysql(o,
+                                 "UPDATE " + t + " SET lock_until = ?, locked_at = ?, locked_by = ? "
+                                 "WHERE name = ? AND lock_until <= ?",
+                                 "UPDATE " + t + " SET lock_until = ? WHERE name = ? AND locked_by = ?");
+    const std::string create = "INSERT IGNORE INTO " + t +
+                               " (name, lock_until, locked_at, locked_by) VALUES ('bench-simplest', "
+                               "'2000-01-01 00:00:00', '2000-01-01 00:00:00', '')";
+    if (mysql_query(session->db, create.c_str())) throw std::runtime_error(mysql_error(session->db));
+    return [session] {
+        const auto now = shedlock::system_clock::instance().now();
+        const std::string at = format_timestamp(now);
+        if (run_stmt(session->acquire, {format_timestamp(now + seconds{60}), at, "bench:simplest", "bench-simplest", at}) != 1)
+            throw std::runtime_error("simplest acquire failed");
+        if (run_stmt(session->unlock, {at, "bench-simplest", "bench:simplest"}) != 1)
+            throw std::runtime_error("simplest unlock failed");
     };
 }
 
@@ -168,16 +220,21 @@ void bench_mysql(const char* uri) {
     o.pool_size = 1;
     std::printf("MySQL/MariaDB %s\n", o.redacted_uri().c_str());
     auto provider = providers::make_mysql_lock_provider(o);
-    provider->delete_records({"bench-raw", "bench"});  // a failed run's locks stay held for a minute
-    const auto r = rates({raw_mysql(o), [&] { provider_cycle(*provider, "bench"); }});
-    report("provider", r[1], r[0]);
+    provider->delete_records({"bench-raw", "bench", "bench-simplest"});  // a failed run's locks stay held for a minute
+    measure({{"provider", [&] { provider_cycle(*provider, "bench"); }},
+             {"raw own SQL", raw_mysql(o)},
+             {"raw simplest SQL", simplest_mysql(o)}},
+            {{0, 1}, {0, 2}});
 }
 #endif
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc > 1) seconds_per_run = std::atof(argv[1]);
+    if (argc > 1) slices = std::atoi(argv[1]);
+    if (argc > 2) slice_length = duration<double>{std::atof(argv[2])};
+    if (argc > 3) burst = std::atol(argv[3]);
+    bench::print_load("at start");
     int ran = 0;
     try {
 #ifdef SHEDLOCK_BENCH_POSTGRES
@@ -190,6 +247,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "sql_cycles: %s\n", e.what());
         return 1;
     }
+    bench::print_load("at end");
     if (ran == 0) std::fprintf(stderr, "sql_cycles: set SHEDLOCK_TEST_POSTGRES_URI and/or SHEDLOCK_TEST_MYSQL_URI\n");
     return ran == 0 ? 2 : 0;
 }

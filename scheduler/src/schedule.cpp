@@ -41,4 +41,11 @@ std::optional<timestamp> schedule::next_after_now(timestamp previous, timestamp 
     return previous + (behind / spec_.period + 1) * spec_.period;
 }
 
+bool schedule::same_times(const schedule& other) const noexcept {
+    if (spec_.kind != other.spec_.kind || zone_ != other.zone_) return false;
+    if (cron_) return other.cron_ && cron_->text() == other.cron_->text();
+    return spec_.period == other.spec_.period && spec_.initial_delay == other.spec_.initial_delay &&
+           spec_.aligned == other.spec_.aligned;
+}
+
 }  // namespace shedlock::detail

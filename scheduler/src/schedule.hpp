@@ -24,6 +24,9 @@ public:
     bool after_completion() const noexcept { return spec_.kind == trigger_kind::fixed_delay; }
     std::chrono::milliseconds delay() const noexcept { return spec_.period; }
     bool disabled() const noexcept { return cron_ && cron_->disabled(); }
+    /// True when `other` computes the same firing times (the same cron text and zone, or the same
+    /// rate): a burst of tasks on one trigger then computes its next firing once.
+    bool same_times(const schedule& other) const noexcept;
     /// The zone lock-name templates render in: the cron zone, else UTC.
     const date::time_zone& zone() const noexcept { return *zone_; }
 

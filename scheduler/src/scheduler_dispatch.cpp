@@ -29,7 +29,14 @@ void scheduler::impl::drain(const std::shared_ptr<firing_batch>& batch) {
     // batch never waits for a descheduled dispatcher.
     recruit(batch);
     auto& firings = batch->firings;
-    for (auto i = batch->next.fetch_add(1); i < firings.size(); i = batch->next.fetch_add(1)) run_one(firings[i]);
+    std::size_t done = 0;
+    for (auto i = batch->next.fetch_add(1); i < firings.size(); i = batch->next.fetch_add(1), ++done) run_one(firings[i]);
+    // Counted once per worker and batch, not per firing (run_one does not): every worker takes
+    // this mutex.
+    if (done > 0) {
+        std::lock_guard lock(jobs_mutex);
+        if ((jobs -= done) == 0) jobs_done.notify_all();
+    }
 }
 
 void scheduler::impl::run_one(const firing& f) {
@@ -38,7 +45,6 @@ void scheduler::impl::run_one(const firing& f) {
         auto r = skipped_running(t, f.at);
         record(r);
         if (f.manual) f.manual->set_value(r);
-        end_job();
         return;
     }
     auto r = run_firing(t, f.at);
@@ -53,17 +59,11 @@ void scheduler::impl::run_one(const firing& f) {
             if (!stopping.load()) arm(t, next);
         });
     }
-    end_job();
 }
 
 void scheduler::impl::begin_jobs(std::size_t n) {
     std::lock_guard lock(jobs_mutex);
     jobs += n;
-}
-
-void scheduler::impl::end_job() {
-    std::lock_guard lock(jobs_mutex);
-    if (--jobs == 0) jobs_done.notify_all();
 }
 
 }  // namespace shedlock

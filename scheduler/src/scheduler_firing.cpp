@@ -40,10 +40,11 @@ std::optional<run_record> scheduler::impl::run_firing(task_runtime& t, timestamp
     try {
         const auto config = detail::lock_for_firing(t.task, at, options.env);
         r.lock_name = config.name();
-        auto body = [this, &t, &def](task_context& ctx) {
+        // Two captures: a std::function keeps up to 16 bytes in place, a third would allocate.
+        auto body = [this, &t](task_context& ctx) {
             context_registration registered(t, ctx);
             if (stopping.load()) ctx.request_cancellation();
-            def.body(ctx);
+            t.task.definition.body(ctx);
         };
         const auto result = executor.execute(body, config, execute_options{def.keep_alive, at});
         r.outcome = result.outcome;

@@ -53,6 +53,13 @@ using precise_time = std::chrono::sys_time<std::chrono::nanoseconds>;
 /// Tasks with the firing time to arm them for.
 using arm_list = std::vector<std::pair<task_runtime*, timestamp>>;
 
+/// The last next-firing time computed in one wake(): the tasks of a burst on one trigger share it.
+struct next_memo {
+    const detail::schedule* timing = nullptr;
+    timestamp at{};
+    std::optional<timestamp> next;
+};
+
 /// Firings dispatched together; the workers that drain it take them in order.
 struct firing_batch {
     firing_batch(std::vector<firing> f, std::size_t w) : firings(std::move(f)), workers(w) {}
@@ -70,7 +77,7 @@ struct scheduler::impl {
     void disarm(task_runtime& t);
     void wake();
     std::vector<firing> take_due(precise_time reached, arm_list& skipped);
-    void arm_next(task_runtime& t, timestamp at, timestamp now);
+    void arm_next(task_runtime& t, timestamp at, timestamp now, next_memo& memo);
     void set_timer(timestamp at);
     precise_time precise_now() const;
     std::chrono::nanoseconds until(timestamp at) const;
@@ -86,8 +93,7 @@ struct scheduler::impl {
     void check_duration(task_runtime& t, const run_record& r);
     void warn_from_history(const std::vector<detail::prepared_task>& tasks);
     void warn(const std::string& message) const;
-    void begin_jobs(std::size_t n);
-    void end_job();
+    void begin_jobs(std::size_t n);  // drain() counts them done, once per worker and batch
 
     lock_provider& locks;
     run_store& runs;

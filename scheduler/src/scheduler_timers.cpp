@@ -57,7 +57,8 @@ void scheduler::impl::wake() {
         firings.fetch_add(batch.size());
         dispatch(std::move(batch));  // first: computing the next firing times is not urgent
     }
-    for (const auto& [t, at] : fired) arm_next(*t, at, now);
+    next_memo memo;
+    for (const auto& [t, at] : fired) arm_next(*t, at, now, memo);
     for (const auto& [t, next] : skipped) arm(*t, next);
     waking = false;
     if (!queue.empty()) set_timer(queue.begin()->first);
@@ -85,13 +86,18 @@ std::vector<firing> scheduler::impl::take_due(precise_time reached, arm_list& sk
     return due;
 }
 
-void scheduler::impl::arm_next(task_runtime& t, timestamp at, timestamp now) {
+void scheduler::impl::arm_next(task_runtime& t, timestamp at, timestamp now, next_memo& memo) {
     const auto& timing = t.task.timing;
     if (timing.after_completion()) return;  // re-armed when the run completes
-    auto next = timing.next(at);
-    // A late firing (within its grace) runs once; the next slot is still in the future.
-    if (next && *next <= now) next = timing.next_after_now(at, now);
-    if (next) arm(t, *next);
+    // Walking the cron fields costs about a microsecond, and this thread shares the cores with
+    // the workers running the burst: the tasks of a burst on one trigger compute it once.
+    if (!memo.timing || memo.at != at || !memo.timing->same_times(timing)) {
+        auto next = timing.next(at);
+        // A late firing (within its grace) runs once; the next slot is still in the future.
+        if (next && *next <= now) next = timing.next_after_now(at, now);
+        memo = {&timing, at, next};
+    }
+    if (memo.next) arm(t, *memo.next);
 }
 
 }  // namespace shedlock

@@ -1,13 +1,16 @@
 #include <shedlock/providers/memory_lock_provider.hpp>
 
+#include <algorithm>
+
 namespace shedlock::providers {
 
 std::optional<lease> memory_lock_provider::do_try_lock(const lock_configuration& config, const std::string& owner) {
     std::lock_guard guard(mutex_);
     const timestamp now = clock().now();
-    auto [it, inserted] = records_.try_emplace(config.name(), lock_record{config.name(), "", now, now, 0, ""});
+    auto it = records_.find(config.name());  // a known lock builds no record to throw away
+    if (it == records_.end()) it = records_.try_emplace(config.name(), lock_record{config.name(), "", now, now, 0, ""}).first;
+    else if (it->second.lock_until > now) return std::nullopt;
     lock_record& record = it->second;
-    if (!inserted && record.lock_until > now) return std::nullopt;
     record.locked_by = owner;
     record.locked_at = now;
     record.lock_until = now + config.lock_at_most_for();
@@ -46,7 +49,9 @@ void memory_lock_provider::delete_records(const std::vector<std::string>& names)
 std::vector<lock_record> memory_lock_provider::list_locks() {
     std::lock_guard guard(mutex_);
     std::vector<lock_record> out;
+    out.reserve(records_.size());
     for (const auto& [name, record] : records_) out.push_back(record);
+    std::sort(out.begin(), out.end(), [](const lock_record& a, const lock_record& b) { return a.name < b.name; });
     return out;
 }
 

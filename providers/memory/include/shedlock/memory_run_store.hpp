@@ -4,9 +4,11 @@
 
 #include <shedlock/run_store.hpp>
 
-#include <deque>
-#include <map>
+#include <cstddef>
 #include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 namespace shedlock {
 
@@ -24,13 +26,24 @@ public:
     std::vector<std::string> tasks() override;
     const run_retention& retention() const noexcept override { return retention_; }
 
-    /// Every record of every task, oldest first per task (for tests and reports).
+    /// Every record of every task, tasks by name, oldest first per task (for tests and reports).
     std::vector<run_record> all();
 
 private:
+    /// A task's records in a ring: grows to max_per_task, then each append overwrites the oldest
+    /// in place (copy-assignment reuses its strings' storage: no allocation per record).
+    struct ring {
+        std::vector<run_record> slots;
+        std::size_t oldest = 0;  ///< index of the oldest record (0 until the ring wraps)
+        std::size_t size() const noexcept { return slots.size(); }
+        const run_record& at(std::size_t i) const { return slots[(oldest + i) % slots.size()]; }  ///< 0 = oldest
+        void push(const run_record& r, std::size_t capacity);
+        void linearize();  ///< oldest first from index 0
+    };
+
     run_retention retention_;
     std::mutex mutex_;
-    std::map<std::string, std::deque<run_record>> rings_;
+    std::unordered_map<std::string, ring> rings_;  // hashed: one lookup per firing; tasks() sorts
 };
 
 }  // namespace shedlock

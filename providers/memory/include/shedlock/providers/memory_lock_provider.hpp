@@ -4,12 +4,13 @@
 
 #include <shedlock/lock_provider.hpp>
 
-#include <map>
 #include <mutex>
+#include <string>
+#include <unordered_map>
 
 namespace shedlock::providers {
 
-/// Holds lock records in a map guarded by a mutex. Exactly the semantics of the SQL and Redis
+/// Holds lock records in a hash map guarded by a mutex. Exactly the semantics of the SQL and Redis
 /// providers, so it serves as the conformance suite's reference and as the provider for
 /// single-instance deployments and tests. Records live as long as the provider.
 ///
@@ -29,7 +30,9 @@ private:
                                    std::chrono::milliseconds at_least) override;
 
     std::mutex mutex_;
-    std::map<std::string, lock_record, std::less<>> records_;
+    // Hashed: a scheduler burst looks up every lock twice, and a tree of long, similar names
+    // costs a string comparison per level. list_locks() sorts.
+    std::unordered_map<std::string, lock_record> records_;
 };
 
 }  // namespace shedlock::providers
