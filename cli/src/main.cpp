@@ -3,6 +3,7 @@
 // <name>_command.cpp.
 #include "bench_command.hpp"
 #include "commands.hpp"
+#include "config_module.hpp"
 #include "daemon_command.hpp"
 #include "doctor_command.hpp"
 #include "exit_codes.hpp"
@@ -109,7 +110,7 @@ void add_daemon_command(CLI::App& app, int& exit_status) {
     cmd->footer("\nEvery host runs the same daemon with the same file; each firing runs once in the cluster.\n"
                 "SIGTERM/SIGINT: no new firings, running commands get SIGTERM and --grace, locks are released.\n"
                 "Examples:\n  shedlock daemon -c /etc/shedlock.toml --dry-run\n  shedlock daemon -c /etc/shedlock.toml");
-    cmd->callback([o, &exit_status] { exit_status = daemon_command(*o); });
+    cmd->callback([o, &exit_status] { exit_status = config_module().daemon(*o, current_log_level()); });
 }
 
 void add_bench_command(CLI::App& app, int& exit_status) {

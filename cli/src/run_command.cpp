@@ -2,15 +2,14 @@
 #include "run_command.hpp"
 
 #include "child_process.hpp"
+#include "config_module.hpp"
 #include "exit_codes.hpp"
 #include "log.hpp"
 #include "provider_factory.hpp"
 #include "usage_error.hpp"
 
-#include <shedlock/config.hpp>
 #include <shedlock/error.hpp>
 #include <shedlock/duration.hpp>
-#include <shedlock/trigger.hpp>
 #include <shedlock/locking_task_executor.hpp>
 
 namespace shedlock::cli {
@@ -44,17 +43,6 @@ std::vector<std::pair<std::string, std::string>> child_environment(const task_co
     return env;
 }
 
-/// What to run, with every duration parsed: the flags first, then the config file.
-struct run_plan {
-    std::string provider;
-    std::string name;
-    std::optional<std::chrono::milliseconds> at_most;
-    std::optional<std::chrono::milliseconds> at_least;
-    std::optional<std::chrono::milliseconds> timeout;
-    bool keep_alive = false;
-    std::vector<std::string> command;
-};
-
 std::optional<std::chrono::milliseconds> flag_duration(const std::string& text, const char* field) {
     if (text.empty()) return std::nullopt;
     return parse_duration(text, field);
@@ -76,24 +64,6 @@ run_plan plan_from_flags(const run_options& o) {
                     parse_timeout(o.timeout),
                     o.keep_alive,
                     o.command};
-}
-
-/// Fills what the flags left open from `[shedlock]` and `[tasks.<task>]` of the config file.
-run_plan with_config(run_plan plan, const run_options& o) {
-    const shedlock_config file = load_config(o.config);
-    const std::string task_name = o.task.empty() ? o.name : o.task;
-    if (task_name.empty()) throw configuration_error("--config needs --task NAME (a [tasks.NAME] table of " + o.config + ")");
-    const task_config& t = file.task(task_name);
-    if (plan.provider.empty()) plan.provider = file.provider;
-    const trigger zone_source = t.cron ? cron(*t.cron, t.zone.value_or("")) : fixed_rate(std::chrono::seconds{1});
-    if (plan.name.empty() || !o.task.empty())
-        plan.name = render_template(t.lock_name.value_or(task_name), zone_source, system_clock::instance().now(), file.env);
-    if (!plan.at_most) plan.at_most = t.lock_at_most_for ? t.lock_at_most_for : file.default_lock_at_most_for;
-    if (!plan.at_least) plan.at_least = t.lock_at_least_for ? t.lock_at_least_for : file.default_lock_at_least_for;
-    if (t.keep_alive) plan.keep_alive = plan.keep_alive || *t.keep_alive;
-    if (!plan.timeout) plan.timeout = t.timeout;
-    if (plan.command.empty()) plan.command = t.command;
-    return plan;
 }
 
 void require(const run_plan& p) {
@@ -119,7 +89,7 @@ std::optional<opened_provider> open_or_report(const run_plan& p) {
 
 int run_command(const run_options& o) {
     run_plan p = plan_from_flags(o);
-    if (!o.config.empty()) p = with_config(std::move(p), o);
+    if (!o.config.empty()) p = config_module().with_config(std::move(p), o);
     require(p);
     const lock_configuration config{p.name, *p.at_most, p.at_least.value_or(std::chrono::milliseconds{0})};
     const auto& timeout = p.timeout;

@@ -3,6 +3,8 @@
 
 #include "exit_codes.hpp"
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,21 @@ struct run_options {
     std::string config;
     std::string task;
 };
+
+/// What to run, with every duration parsed: the flags first, then the config file.
+struct run_plan {
+    std::string provider;
+    std::string name;
+    std::optional<std::chrono::milliseconds> at_most;
+    std::optional<std::chrono::milliseconds> at_least;
+    std::optional<std::chrono::milliseconds> timeout;
+    bool keep_alive = false;
+    std::vector<std::string> command;
+};
+
+/// Fills what the flags left open from `[shedlock]` and `[tasks.<task>]` of `options.config`
+/// (run_config.cpp, in the config module: call it through config_module()).
+run_plan with_config(run_plan plan, const run_options& options);
 
 /// `shedlock run --help`'s footer: exit statuses, the command's environment, examples.
 extern const char* const run_footer;

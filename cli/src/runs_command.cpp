@@ -1,12 +1,13 @@
 // shedlock runs: run records, newest first.
 #include "runs_command.hpp"
 
+#include "config_module.hpp"
 #include "exit_codes.hpp"
 #include "output.hpp"
 #include "run_store_factory.hpp"
 #include "usage_error.hpp"
 
-#include <shedlock/config.hpp>
+#include <shedlock/run_store.hpp>
 
 #include <algorithm>
 #include <iostream>
@@ -50,7 +51,7 @@ void print(const std::vector<run_record>& records, bool json) {
 }  // namespace
 
 int runs_command(runs_options o) {
-    if (!o.config.empty() && o.provider.empty()) o.provider = load_config(o.config).provider;
+    if (!o.config.empty() && o.provider.empty()) o.provider = config_module().config_provider(o.config);
     if (o.provider.empty()) throw missing_option("--provider (or --config with [shedlock] provider) is required");
     auto store = open_run_store(o.provider, {});
     std::vector<run_record> records;
