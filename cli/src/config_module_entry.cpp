@@ -18,7 +18,10 @@ std::string provider_of(const std::string& path) { return load_config(path).prov
 }  // namespace shedlock::cli
 
 extern "C" __attribute__((visibility("default"))) const shedlock::cli::config_module_api* shedlock_cli_config_module() {
-    static const shedlock::cli::config_module_api api{SHEDLOCK_VERSION, &shedlock::cli::daemon_with_log_level,
-                                                      &shedlock::cli::with_config, &shedlock::cli::provider_of};
+    using namespace shedlock::cli;
+    static const config_module_api api{.version = SHEDLOCK_VERSION,
+                                       .daemon = &daemon_with_log_level,
+                                       .with_config = &with_config,
+                                       .config_provider = &provider_of};
     return &api;
 }

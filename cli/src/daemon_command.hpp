@@ -15,7 +15,8 @@ struct daemon_options {
 };
 
 /// Runs the scheduler until SIGTERM/SIGINT/SIGHUP (or prints the fire times with dry_run); the
-/// process exit status.
+/// process exit status. Part of the config module: the program calls it through
+/// config_module().daemon (config_module.hpp).
 int daemon_command(const daemon_options& options);
 
 }  // namespace shedlock::cli
