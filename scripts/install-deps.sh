@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages shedlock-cpp needs to build, test and run its demo, and to build
 # and test its own Debian packages (dpkg-dev, file; man-db renders the manual page); faketime
-# gives the chaos suite its client clock faults.
+# gives the chaos suite its client clock faults; chromium renders `shedlock bench --svg` in its
+# end-to-end test.
 # Each provider lists its own client library and server in providers/<name>/debian-packages.
 # Quiet and quick when everything is already there.
 set -euo pipefail
@@ -14,6 +15,7 @@ packages=(
   openssl
   dpkg-dev file man-db
   faketime
+  chromium
 )
 for list in providers/*/debian-packages; do
   # shellcheck disable=SC2207  # package names have no spaces

@@ -32,7 +32,8 @@ double seconds_of(std::chrono::milliseconds d) { return std::chrono::duration<do
 /// One contender: try_lock (+unlock when acquired) on `name` until the deadline.
 struct contender_result {
     long acquired = 0, attempts = 0;
-    std::vector<double> latencies_us;
+    std::vector<double> latencies_us;        ///< of each try_lock
+    std::vector<double> cycle_latencies_us;  ///< of each acquired try_lock + its unlock
 };
 
 contender_result hammer(lock_provider& provider, const std::string& name, steady::time_point deadline) {
@@ -46,6 +47,7 @@ contender_result hammer(lock_provider& provider, const std::string& name, steady
             ++r.attempts;
             if (held) {
                 held->unlock();
+                r.cycle_latencies_us.push_back(micros_since(start));
                 ++r.acquired;
             }
         } catch (const storage_error&) {
@@ -94,6 +96,7 @@ provider_figures bench_provider(const std::string& uri, const bench_plan& plan) 
     auto single = hammer(*opened.provider, names[0], steady::now() + plan.phase);
     f.single_cycles_per_s = static_cast<double>(single.acquired) / seconds_of(plan.phase);
     f.single_latency = summarize(single.latencies_us);
+    f.cycle_latency = summarize(single.cycle_latencies_us);
 
     if (plan.progress) plan.progress(std::to_string(plan.contenders) + " contenders on one name");
     auto contended = run_parallel(uri, opened, plan.contenders, plan.phase, [&](int) { return names[1]; });

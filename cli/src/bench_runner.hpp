@@ -16,7 +16,8 @@ struct latency {
 struct provider_figures {
     std::string provider;          ///< redacted URI
     double single_cycles_per_s = 0;
-    latency single_latency;
+    latency single_latency;        ///< of one try_lock, one thread
+    latency cycle_latency;         ///< of one full cycle (try_lock + unlock), one thread
     double contended_acquisitions_per_s = 0;
     double contended_attempts_per_s = 0;
     double fairness = 0;           ///< Jain's index over contenders' acquisitions: 1 = perfectly fair

@@ -1,6 +1,7 @@
 // shedlock daemon: a distributed cron. Runs the config file's commands with the scheduler; each
 // firing runs on one instance of the cluster.
-#include "commands.hpp"
+#include "daemon_command.hpp"
+
 #include "daemon_tasks.hpp"
 #include "exit_codes.hpp"
 #include "log.hpp"
@@ -13,8 +14,6 @@
 #include <shedlock/scheduler.hpp>
 #include <shedlock/uri_password.hpp>
 
-#include <CLI/CLI.hpp>
-
 #include <signal.h>
 #include <string.h>
 
@@ -22,14 +21,6 @@
 
 namespace shedlock::cli {
 namespace {
-
-struct daemon_options {
-    std::string config;
-    std::string provider;
-    bool dry_run = false;
-    std::size_t count = 5;
-    std::string grace = "PT30S";
-};
 
 /// A duration for display; "(none)" when unset.
 std::string shown(const std::optional<std::chrono::milliseconds>& d) { return d ? format_duration(*d) : "(none)"; }
@@ -59,7 +50,9 @@ sigset_t block_stop_signals() {
     return set;
 }
 
-int run_daemon(const daemon_options& o) {
+}  // namespace
+
+int daemon_command(const daemon_options& o) {
     const auto grace = parse_duration(o.grace, "--grace");
     const shedlock_config config = load_config(o.config);
     if (o.dry_run) return dry_run(daemon_tasks(config, {}), config, o.count);
@@ -84,22 +77,6 @@ int run_daemon(const daemon_options& o) {
     daemon.stop(grace);
     log(log_level::info, "daemon stopped");
     return exit_ok;
-}
-
-}  // namespace
-
-void add_daemon_command(CLI::App& app, int& exit_status) {
-    auto o = std::make_shared<daemon_options>();
-    auto* cmd = app.add_subcommand("daemon", "Run the config file's tasks (commands): a distributed cron");
-    cmd->add_option("--config,-c", o->config, "TOML config file with [shedlock] and [tasks.<name>] tables")->required();
-    cmd->add_option("--provider,-p", o->provider, "Override [shedlock] provider");
-    cmd->add_flag("--dry-run", o->dry_run, "Print each task's next fire times and lock names, run nothing");
-    cmd->add_option("--count", o->count, "Fire times per task for --dry-run (default 5)");
-    cmd->add_option("--grace", o->grace, "On SIGTERM/SIGINT: how long running commands get (default PT30S)");
-    cmd->footer("\nEvery host runs the same daemon with the same file; each firing runs once in the cluster.\n"
-                "SIGTERM/SIGINT: no new firings, running commands get SIGTERM and --grace, locks are released.\n"
-                "Examples:\n  shedlock daemon -c /etc/shedlock.toml --dry-run\n  shedlock daemon -c /etc/shedlock.toml");
-    cmd->callback([o, &exit_status] { exit_status = run_daemon(*o); });
 }
 
 }  // namespace shedlock::cli

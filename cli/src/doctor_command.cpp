@@ -1,5 +1,6 @@
 // shedlock doctor: is this backend usable from this host, and is this host's clock close enough?
-#include "commands.hpp"
+#include "doctor_command.hpp"
+
 #include "exit_codes.hpp"
 #include "output.hpp"
 #include "provider_factory.hpp"
@@ -9,20 +10,12 @@
 #include <shedlock/error.hpp>
 #include <shedlock/owner_token.hpp>
 
-#include <CLI/CLI.hpp>
-
 #include <iostream>
 #include <utility>
 #include <vector>
 
 namespace shedlock::cli {
 namespace {
-
-struct doctor_options {
-    std::string provider;
-    std::string max_offset = "1s";
-    bool json = false;
-};
 
 /// Collects check results; prints them as lines, or as one JSON array at the end.
 struct report {
@@ -102,7 +95,9 @@ void check_records(lock_provider& provider, report& r) {
     if (!flagged) r.ok("records: " + std::to_string(records.size()) + " lock record(s), times plausible");
 }
 
-int doctor(const doctor_options& o) {
+}  // namespace
+
+int doctor_command(const doctor_options& o) {
     const auto max_offset = parse_duration(o.max_offset, "--max-offset");
     report r;
     r.json = o.json;
@@ -126,18 +121,6 @@ int doctor(const doctor_options& o) {
         r.fail(std::string("clock: ") + e.what());
     }
     return r.failures ? exit_unavailable : exit_ok;
-}
-
-}  // namespace
-
-void add_doctor_command(CLI::App& app, int& exit_status) {
-    auto o = std::make_shared<doctor_options>();
-    auto* cmd = app.add_subcommand("doctor", "Check connectivity, table, permissions and clock offset of a backend");
-    cmd->add_option("--provider,-p", o->provider, "Lock backend URI")->envname("SHEDLOCK_PROVIDER")->required();
-    cmd->add_option("--max-offset", o->max_offset, "Warn when this host's clock is off by more (default 1s)");
-    cmd->add_flag("--json", o->json, "JSON for scripts: [{\"level\": \"ok|warn|FAIL\", \"check\": \"...\"}]");
-    cmd->footer("\nExamples:\n  shedlock doctor -p 'postgresql://app@db:5432/ops'\n  shedlock doctor -p sqlite:/var/lib/locks.db");
-    cmd->callback([o, &exit_status] { exit_status = doctor(*o); });
 }
 
 }  // namespace shedlock::cli

@@ -1,14 +1,14 @@
 // shedlock locks: inspect lock records; shedlock locks release: operator release.
-#include "commands.hpp"
+#include "locks_command.hpp"
+
 #include "exit_codes.hpp"
 #include "log.hpp"
 #include "output.hpp"
 #include "provider_factory.hpp"
 #include "record_checks.hpp"
+#include "usage_error.hpp"
 
 #include <shedlock/duration.hpp>
-
-#include <CLI/CLI.hpp>
 
 #include <unistd.h>
 
@@ -16,15 +16,6 @@
 
 namespace shedlock::cli {
 namespace {
-
-struct locks_options {
-    std::string provider;
-    bool json = false;
-    std::string stuck_after = "PT6H";
-    std::string release_name;
-    bool force = false;
-    bool yes = false;
-};
 
 struct lock_view {
     lock_record record;
@@ -98,10 +89,12 @@ bool confirm(const std::string& question) {
 
 void require_provider(const locks_options& o) {
     if (o.provider.empty())
-        throw CLI::RequiredError("--provider is required (or set SHEDLOCK_PROVIDER), e.g. -p sqlite:/var/lib/locks.db");
+        throw missing_option("--provider is required (or set SHEDLOCK_PROVIDER), e.g. -p sqlite:/var/lib/locks.db");
 }
 
-int release(const locks_options& o) {
+}  // namespace
+
+int locks_release_command(const locks_options& o) {
     require_provider(o);
     if (!o.force) {
         log(log_level::error, "releasing a lock another process holds can let a task run twice; add --force to do it");
@@ -117,7 +110,7 @@ int release(const locks_options& o) {
     return exit_ok;
 }
 
-int list(const locks_options& o) {
+int locks_command(const locks_options& o) {
     require_provider(o);
     const auto stuck_after = parse_duration(o.stuck_after, "--stuck-after");
     auto opened = open_provider(o.provider);
@@ -128,27 +121,6 @@ int list(const locks_options& o) {
     if (o.json) print_json(locks);
     else print_table(locks, o.stuck_after);
     return exit_ok;
-}
-
-}  // namespace
-
-void add_locks_command(CLI::App& app, int& exit_status) {
-    auto o = std::make_shared<locks_options>();
-    auto* cmd = app.add_subcommand("locks", "List lock records: holder, since when, until when, fencing token");
-    cmd->add_option("--provider,-p", o->provider, "Lock backend URI")->envname("SHEDLOCK_PROVIDER");
-    cmd->add_flag("--json", o->json, "JSON for scripts");
-    cmd->add_option("--stuck-after", o->stuck_after, "Flag locks held longer or further ahead than this (default PT6H)");
-    cmd->footer("\nExamples:\n  shedlock locks -p sqlite:/var/lib/locks.db\n  shedlock locks -p 'postgresql://ops@db/app' --json\n"
-                "  shedlock locks release nightly-report -p sqlite:/var/lib/locks.db --force");
-    cmd->callback([o, &exit_status] {
-        if (o->release_name.empty()) exit_status = list(*o);
-    });
-    auto* rel = cmd->add_subcommand("release", "Release a lock whoever holds it (operator action)");
-    rel->add_option("name", o->release_name, "Lock name")->required();
-    rel->add_option("--provider,-p", o->provider, "Lock backend URI")->envname("SHEDLOCK_PROVIDER");
-    rel->add_flag("--force", o->force, "Required: you accept that the task may run twice");
-    rel->add_flag("--yes,-y", o->yes, "Do not ask for confirmation");
-    rel->callback([o, &exit_status] { exit_status = release(*o); });
 }
 
 }  // namespace shedlock::cli

@@ -31,6 +31,8 @@ log_level parse_log_level(const std::string& text) {
 
 void set_log_level(log_level level) { threshold.store(level); }
 
+log_level current_log_level() { return threshold.load(); }
+
 void log(log_level level, const std::string& message) {
     if (level < threshold.load() || level == log_level::off) return;
     std::fprintf(stderr, "shedlock %s: %s\n", label(level), message.c_str());

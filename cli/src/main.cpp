@@ -1,13 +1,133 @@
 // shedlock: cluster-wide locks for crontab lines, lock inspection, schemas, checks, benchmarks.
+// The command line of every subcommand is here (commands.hpp); what a command does is in its
+// <name>_command.cpp.
+#include "bench_command.hpp"
 #include "commands.hpp"
+#include "config_module.hpp"
+#include "daemon_command.hpp"
+#include "doctor_command.hpp"
 #include "exit_codes.hpp"
+#include "locks_command.hpp"
 #include "log.hpp"
+#include "run_command.hpp"
+#include "runs_command.hpp"
+#include "schema_command.hpp"
+#include "usage_error.hpp"
 
 #include <shedlock/error.hpp>
 
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <memory>
+
+namespace shedlock::cli {
+
+void add_run_command(CLI::App& app, int& exit_status) {
+    auto o = std::make_shared<run_options>();
+    auto* cmd = app.add_subcommand("run", "Run a command only if the named lock was acquired (crontab wrapper)");
+    cmd->add_option("--provider,-p", o->provider, "Lock backend URI (sqlite:FILE, postgresql://..., mysql://..., redis://...)")
+        ->envname("SHEDLOCK_PROVIDER");
+    cmd->add_option("--name,-n", o->name, "Lock name, 1-64 characters");
+    cmd->add_option("--at-most", o->at_most, "lock_at_most_for: longest hold, e.g. PT10M or 10m");
+    cmd->add_option("--at-least", o->at_least, "lock_at_least_for: shortest hold, e.g. PT30S (default: none)");
+    cmd->add_flag("--keep-alive", o->keep_alive, "Extend the lock every at-most/2 while the command runs");
+    cmd->add_option("--timeout", o->timeout, "Stop the command after this long (SIGTERM, then SIGKILL after 10s); positive, at most 100 years");
+    cmd->add_option("--skipped-exit", o->skipped_exit, "Exit status when the lock was held elsewhere (0-255, default 75)")
+        ->check(CLI::Range(0, 255));
+    cmd->add_option("--unavailable-exit", o->unavailable_exit, "Exit status when the backend was unreachable (0-255, default 69)")
+        ->check(CLI::Range(0, 255));
+    cmd->add_option("--config,-c", o->config, "Take provider, lock policy and command from this TOML file");
+    cmd->add_option("--task,-t", o->task, "With --config: the [tasks.<task>] table to use (default: --name)");
+    cmd->add_option("command", o->command, "The command and its arguments, after --");
+    cmd->footer(run_footer);
+    cmd->callback([o, &exit_status] { exit_status = run_command(*o); });
+}
+
+void add_locks_command(CLI::App& app, int& exit_status) {
+    auto o = std::make_shared<locks_options>();
+    auto* cmd = app.add_subcommand("locks", "List lock records: holder, since when, until when, fencing token");
+    cmd->add_option("--provider,-p", o->provider, "Lock backend URI")->envname("SHEDLOCK_PROVIDER");
+    cmd->add_flag("--json", o->json, "JSON for scripts");
+    cmd->add_option("--stuck-after", o->stuck_after, "Flag locks held longer or further ahead than this (default PT6H)");
+    cmd->footer("\nExamples:\n  shedlock locks -p sqlite:/var/lib/locks.db\n  shedlock locks -p 'postgresql://ops@db/app' --json\n"
+                "  shedlock locks release nightly-report -p sqlite:/var/lib/locks.db --force");
+    cmd->callback([o, &exit_status] {
+        if (o->release_name.empty()) exit_status = locks_command(*o);
+    });
+    auto* rel = cmd->add_subcommand("release", "Release a lock whoever holds it (operator action)");
+    rel->add_option("name", o->release_name, "Lock name")->required();
+    rel->add_option("--provider,-p", o->provider, "Lock backend URI")->envname("SHEDLOCK_PROVIDER");
+    rel->add_flag("--force", o->force, "Required: you accept that the task may run twice");
+    rel->add_flag("--yes,-y", o->yes, "Do not ask for confirmation");
+    rel->callback([o, &exit_status] { exit_status = locks_release_command(*o); });
+}
+
+void add_schema_command(CLI::App& app, int& exit_status) {
+    auto o = std::make_shared<schema_options>();
+    auto* cmd = app.add_subcommand("schema", "Print or apply the lock table's DDL");
+    cmd->require_subcommand(1);
+    cmd->footer("\nExamples:\n  shedlock schema print -p 'postgresql://db/app?table=ops.shedlock' > V1__shedlock.sql\n"
+                "  shedlock schema apply -p sqlite:/var/lib/locks.db");
+    auto* print_cmd = cmd->add_subcommand("print", "Print the DDL of the lock and run-record tables (for Flyway/Liquibase); connects to nothing");
+    print_cmd->add_option("--provider,-p", o->provider, "Lock backend URI")->envname("SHEDLOCK_PROVIDER")->required();
+    print_cmd->callback([o, &exit_status] { exit_status = schema_print_command(*o); });
+    auto* apply_cmd = cmd->add_subcommand("apply", "Create the lock and run-record tables if they do not exist");
+    apply_cmd->add_option("--provider,-p", o->provider, "Lock backend URI")->envname("SHEDLOCK_PROVIDER")->required();
+    apply_cmd->callback([o, &exit_status] { exit_status = schema_apply_command(*o); });
+}
+
+void add_doctor_command(CLI::App& app, int& exit_status) {
+    auto o = std::make_shared<doctor_options>();
+    auto* cmd = app.add_subcommand("doctor", "Check connectivity, table, permissions and clock offset of a backend");
+    cmd->add_option("--provider,-p", o->provider, "Lock backend URI")->envname("SHEDLOCK_PROVIDER")->required();
+    cmd->add_option("--max-offset", o->max_offset, "Warn when this host's clock is off by more (default 1s)");
+    cmd->add_flag("--json", o->json, "JSON for scripts: [{\"level\": \"ok|warn|FAIL\", \"check\": \"...\"}]");
+    cmd->footer("\nExamples:\n  shedlock doctor -p 'postgresql://app@db:5432/ops'\n  shedlock doctor -p sqlite:/var/lib/locks.db");
+    cmd->callback([o, &exit_status] { exit_status = doctor_command(*o); });
+}
+
+void add_runs_command(CLI::App& app, int& exit_status) {
+    auto o = std::make_shared<runs_options>();
+    auto* cmd = app.add_subcommand("runs", "Show run records of scheduled tasks, newest first");
+    cmd->add_option("--provider,-p", o->provider, "Lock backend URI (its run-record store is read)")->envname("SHEDLOCK_PROVIDER");
+    cmd->add_option("--config,-c", o->config, "Take the provider from this config file");
+    cmd->add_option("--task,-t", o->task, "Only this task");
+    cmd->add_option("--limit,-n", o->limit, "At most this many records (default 20)")->check(CLI::Range(1, 100000));
+    cmd->add_flag("--json", o->json, "JSON for scripts");
+    cmd->footer("\nExamples:\n  shedlock runs -p sqlite:/var/lib/app/locks.db\n  shedlock runs -c /etc/shedlock.toml --task nightly-report -n 5 --json");
+    cmd->callback([o, &exit_status] { exit_status = runs_command(*o); });
+}
+
+void add_daemon_command(CLI::App& app, int& exit_status) {
+    auto o = std::make_shared<daemon_options>();
+    auto* cmd = app.add_subcommand("daemon", "Run the config file's tasks (commands): a distributed cron");
+    cmd->add_option("--config,-c", o->config, "TOML config file with [shedlock] and [tasks.<name>] tables")->required();
+    cmd->add_option("--provider,-p", o->provider, "Override [shedlock] provider");
+    cmd->add_flag("--dry-run", o->dry_run, "Print each task's next fire times and lock names, run nothing");
+    cmd->add_option("--count", o->count, "Fire times per task for --dry-run (default 5)");
+    cmd->add_option("--grace", o->grace, "On SIGTERM/SIGINT: how long running commands get (default PT30S)");
+    cmd->footer("\nEvery host runs the same daemon with the same file; each firing runs once in the cluster.\n"
+                "SIGTERM/SIGINT: no new firings, running commands get SIGTERM and --grace, locks are released.\n"
+                "Examples:\n  shedlock daemon -c /etc/shedlock.toml --dry-run\n  shedlock daemon -c /etc/shedlock.toml");
+    cmd->callback([o, &exit_status] { exit_status = config_module().daemon(*o, current_log_level()); });
+}
+
+void add_bench_command(CLI::App& app, int& exit_status) {
+    auto o = std::make_shared<bench_options>();
+    auto* cmd = app.add_subcommand("bench", "Compare providers: cycles/s, latency, contention, fairness");
+    cmd->add_option("--provider,-p", o->providers, "Lock backend URI; repeat to compare several")->required();
+    cmd->add_option("--duration", o->duration, "Length of each of the three phases (default 2s)");
+    cmd->add_option("--contenders", o->contenders, "Threads, each with its own connection (default 4)")
+        ->check(CLI::Range(1, 64));
+    cmd->add_flag("--json", o->json, "JSON for scripts");
+    cmd->add_option("--svg", o->svg, "Also write a bar chart to this SVG file");
+    cmd->footer("\nLock names use a temporary prefix; every record the run created is deleted at the end.\n"
+                "Example:\n  shedlock bench -p sqlite:/tmp/b.db?create_schema=true -p 'postgresql://app@db/ops' --svg bench.svg");
+    cmd->callback([o, &exit_status] { exit_status = bench_command(*o); });
+}
+
+}  // namespace shedlock::cli
 
 int main(int argc, char** argv) {
     using namespace shedlock::cli;
@@ -36,6 +156,11 @@ int main(int argc, char** argv) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         app.exit(e);
+        return exit_usage;
+    } catch (const missing_option& e) {
+        // A value the command needs came neither from the flags nor from the environment or the
+        // config file: reported as the parser reports a missing option.
+        app.exit(CLI::RequiredError(e.what()));
         return exit_usage;
     } catch (const shedlock::configuration_error& e) {
         log(log_level::error, e.what());

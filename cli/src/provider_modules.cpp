@@ -12,15 +12,6 @@
 namespace shedlock::cli {
 namespace {
 
-/// The directory of /proc/self/exe (the binary, not argv[0], which may be a symlink or relative).
-std::string executable_dir() {
-    char path[4096];
-    const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
-    if (n <= 0) return ".";
-    const std::string exe(path, static_cast<std::size_t>(n));
-    return exe.substr(0, exe.rfind('/'));
-}
-
 using register_fn = void (*)(provider_registry*);
 
 /// dlopen + the module's entry point; a module from another build is refused before it runs.
@@ -50,6 +41,14 @@ void load_module(const std::string& name, const std::vector<std::string>& declar
 }
 
 }  // namespace
+
+std::string executable_dir() {
+    char path[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n <= 0) return ".";
+    const std::string exe(path, static_cast<std::size_t>(n));
+    return exe.substr(0, exe.rfind('/'));
+}
 
 std::string provider_module_dir() {
     if (const char* dir = std::getenv("SHEDLOCK_PROVIDER_DIR"); dir != nullptr && *dir != '\0') return dir;

@@ -18,6 +18,9 @@ struct provider_module {
 };
 const std::vector<provider_module>& built_provider_modules();
 
+/// The directory of /proc/self/exe (the binary, not argv[0], which may be a symlink or relative).
+std::string executable_dir();
+
 /// Where the modules are: $SHEDLOCK_PROVIDER_DIR when set, else the directory that the install
 /// layout puts beside this executable (bin/../lib/<arch>/shedlock/providers; the build tree
 /// mirrors it).

@@ -1,34 +1,18 @@
 // shedlock run: run a command only when the cluster-wide lock was acquired.
+#include "run_command.hpp"
+
 #include "child_process.hpp"
-#include "commands.hpp"
+#include "config_module.hpp"
 #include "exit_codes.hpp"
 #include "log.hpp"
 #include "provider_factory.hpp"
+#include "usage_error.hpp"
 
-#include <shedlock/config.hpp>
 #include <shedlock/error.hpp>
 #include <shedlock/duration.hpp>
-#include <shedlock/trigger.hpp>
 #include <shedlock/locking_task_executor.hpp>
 
-#include <CLI/CLI.hpp>
-
 namespace shedlock::cli {
-namespace {
-
-struct run_options {
-    std::string provider;
-    std::string name;
-    std::string at_most;   ///< flags as given; empty: not given
-    std::string at_least;
-    bool keep_alive = false;
-    std::string timeout;
-    int skipped_exit = exit_locked;
-    int unavailable_exit = exit_unavailable;
-    std::vector<std::string> command;
-    std::string config;
-    std::string task;
-};
 
 const char* const run_footer = R"(
 Exit status: the command's own status when it ran (128+N when killed by signal N);
@@ -51,22 +35,13 @@ Examples:
   shedlock run --provider redis://127.0.0.1:6379/0 --name sync --at-most 1m --keep-alive --timeout 3h -- rsync -a src/ dst/
   shedlock run --config /etc/shedlock.toml --task nightly-report)";
 
+namespace {
+
 std::vector<std::pair<std::string, std::string>> child_environment(const task_context& ctx) {
     std::vector<std::pair<std::string, std::string>> env{{"SHEDLOCK_LOCK_NAME", ctx.lock_name()}};
     if (auto token = ctx.fencing_token()) env.emplace_back("SHEDLOCK_FENCING_TOKEN", std::to_string(*token));
     return env;
 }
-
-/// What to run, with every duration parsed: the flags first, then the config file.
-struct run_plan {
-    std::string provider;
-    std::string name;
-    std::optional<std::chrono::milliseconds> at_most;
-    std::optional<std::chrono::milliseconds> at_least;
-    std::optional<std::chrono::milliseconds> timeout;
-    bool keep_alive = false;
-    std::vector<std::string> command;
-};
 
 std::optional<std::chrono::milliseconds> flag_duration(const std::string& text, const char* field) {
     if (text.empty()) return std::nullopt;
@@ -91,29 +66,11 @@ run_plan plan_from_flags(const run_options& o) {
                     o.command};
 }
 
-/// Fills what the flags left open from `[shedlock]` and `[tasks.<task>]` of the config file.
-run_plan with_config(run_plan plan, const run_options& o) {
-    const shedlock_config file = load_config(o.config);
-    const std::string task_name = o.task.empty() ? o.name : o.task;
-    if (task_name.empty()) throw configuration_error("--config needs --task NAME (a [tasks.NAME] table of " + o.config + ")");
-    const task_config& t = file.task(task_name);
-    if (plan.provider.empty()) plan.provider = file.provider;
-    const trigger zone_source = t.cron ? cron(*t.cron, t.zone.value_or("")) : fixed_rate(std::chrono::seconds{1});
-    if (plan.name.empty() || !o.task.empty())
-        plan.name = render_template(t.lock_name.value_or(task_name), zone_source, system_clock::instance().now(), file.env);
-    if (!plan.at_most) plan.at_most = t.lock_at_most_for ? t.lock_at_most_for : file.default_lock_at_most_for;
-    if (!plan.at_least) plan.at_least = t.lock_at_least_for ? t.lock_at_least_for : file.default_lock_at_least_for;
-    if (t.keep_alive) plan.keep_alive = plan.keep_alive || *t.keep_alive;
-    if (!plan.timeout) plan.timeout = t.timeout;
-    if (plan.command.empty()) plan.command = t.command;
-    return plan;
-}
-
 void require(const run_plan& p) {
-    if (p.provider.empty()) throw CLI::RequiredError("--provider (or SHEDLOCK_PROVIDER, or --config with [shedlock] provider)");
-    if (p.name.empty()) throw CLI::RequiredError("--name");
-    if (!p.at_most) throw CLI::RequiredError("--at-most (or lock_at_most_for in the config file)");
-    if (p.command.empty()) throw CLI::RequiredError("a command after -- (or command = [...] in the config file)");
+    if (p.provider.empty()) throw missing_option("--provider (or SHEDLOCK_PROVIDER, or --config with [shedlock] provider)");
+    if (p.name.empty()) throw missing_option("--name");
+    if (!p.at_most) throw missing_option("--at-most (or lock_at_most_for in the config file)");
+    if (p.command.empty()) throw missing_option("a command after -- (or command = [...] in the config file)");
 }
 
 /// Opens the backend; a failure to reach it is the caller's --unavailable-exit. A missing table
@@ -128,9 +85,11 @@ std::optional<opened_provider> open_or_report(const run_plan& p) {
     }
 }
 
-int run(const run_options& o) {
+}  // namespace
+
+int run_command(const run_options& o) {
     run_plan p = plan_from_flags(o);
-    if (!o.config.empty()) p = with_config(std::move(p), o);
+    if (!o.config.empty()) p = config_module().with_config(std::move(p), o);
     require(p);
     const lock_configuration config{p.name, *p.at_most, p.at_least.value_or(std::chrono::milliseconds{0})};
     const auto& timeout = p.timeout;
@@ -170,29 +129,6 @@ int run(const run_options& o) {
         return exit_timeout;
     }
     return child.status;
-}
-
-}  // namespace
-
-void add_run_command(CLI::App& app, int& exit_status) {
-    auto o = std::make_shared<run_options>();
-    auto* cmd = app.add_subcommand("run", "Run a command only if the named lock was acquired (crontab wrapper)");
-    cmd->add_option("--provider,-p", o->provider, "Lock backend URI (sqlite:FILE, postgresql://..., mysql://..., redis://...)")
-        ->envname("SHEDLOCK_PROVIDER");
-    cmd->add_option("--name,-n", o->name, "Lock name, 1-64 characters");
-    cmd->add_option("--at-most", o->at_most, "lock_at_most_for: longest hold, e.g. PT10M or 10m");
-    cmd->add_option("--at-least", o->at_least, "lock_at_least_for: shortest hold, e.g. PT30S (default: none)");
-    cmd->add_flag("--keep-alive", o->keep_alive, "Extend the lock every at-most/2 while the command runs");
-    cmd->add_option("--timeout", o->timeout, "Stop the command after this long (SIGTERM, then SIGKILL after 10s); positive, at most 100 years");
-    cmd->add_option("--skipped-exit", o->skipped_exit, "Exit status when the lock was held elsewhere (0-255, default 75)")
-        ->check(CLI::Range(0, 255));
-    cmd->add_option("--unavailable-exit", o->unavailable_exit, "Exit status when the backend was unreachable (0-255, default 69)")
-        ->check(CLI::Range(0, 255));
-    cmd->add_option("--config,-c", o->config, "Take provider, lock policy and command from this TOML file");
-    cmd->add_option("--task,-t", o->task, "With --config: the [tasks.<task>] table to use (default: --name)");
-    cmd->add_option("command", o->command, "The command and its arguments, after --");
-    cmd->footer(run_footer);
-    cmd->callback([o, &exit_status] { exit_status = run(*o); });
 }
 
 }  // namespace shedlock::cli

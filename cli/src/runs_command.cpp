@@ -1,26 +1,19 @@
 // shedlock runs: run records, newest first.
-#include "commands.hpp"
+#include "runs_command.hpp"
+
+#include "config_module.hpp"
 #include "exit_codes.hpp"
 #include "output.hpp"
 #include "run_store_factory.hpp"
+#include "usage_error.hpp"
 
-#include <shedlock/config.hpp>
-
-#include <CLI/CLI.hpp>
+#include <shedlock/run_store.hpp>
 
 #include <algorithm>
 #include <iostream>
 
 namespace shedlock::cli {
 namespace {
-
-struct runs_options {
-    std::string provider;
-    std::string config;
-    std::string task;
-    std::size_t limit = 20;
-    bool json = false;
-};
 
 std::string counters_text(const std::map<std::string, std::int64_t>& counters) {
     std::string out;
@@ -55,9 +48,11 @@ void print(const std::vector<run_record>& records, bool json) {
     std::cout << format_table(rows);
 }
 
-int runs(runs_options o) {
-    if (!o.config.empty() && o.provider.empty()) o.provider = load_config(o.config).provider;
-    if (o.provider.empty()) throw CLI::RequiredError("--provider (or --config with [shedlock] provider) is required");
+}  // namespace
+
+int runs_command(runs_options o) {
+    if (!o.config.empty() && o.provider.empty()) o.provider = config_module().config_provider(o.config);
+    if (o.provider.empty()) throw missing_option("--provider (or --config with [shedlock] provider) is required");
     auto store = open_run_store(o.provider, {});
     std::vector<run_record> records;
     const auto tasks = o.task.empty() ? store->tasks() : std::vector<std::string>{o.task};
@@ -70,20 +65,6 @@ int runs(runs_options o) {
     if (records.size() > o.limit) records.resize(o.limit);
     print(records, o.json);
     return exit_ok;
-}
-
-}  // namespace
-
-void add_runs_command(CLI::App& app, int& exit_status) {
-    auto o = std::make_shared<runs_options>();
-    auto* cmd = app.add_subcommand("runs", "Show run records of scheduled tasks, newest first");
-    cmd->add_option("--provider,-p", o->provider, "Lock backend URI (its run-record store is read)")->envname("SHEDLOCK_PROVIDER");
-    cmd->add_option("--config,-c", o->config, "Take the provider from this config file");
-    cmd->add_option("--task,-t", o->task, "Only this task");
-    cmd->add_option("--limit,-n", o->limit, "At most this many records (default 20)")->check(CLI::Range(1, 100000));
-    cmd->add_flag("--json", o->json, "JSON for scripts");
-    cmd->footer("\nExamples:\n  shedlock runs -p sqlite:/var/lib/app/locks.db\n  shedlock runs -c /etc/shedlock.toml --task nightly-report -n 5 --json");
-    cmd->callback([o, &exit_status] { exit_status = runs(*o); });
 }
 
 }  // namespace shedlock::cli

@@ -1,5 +1,6 @@
 // shedlock schema print|apply: the lock table's DDL for a backend, or create it.
-#include "commands.hpp"
+#include "schema_command.hpp"
+
 #include "exit_codes.hpp"
 #include "provider_factory.hpp"
 #include "run_store_factory.hpp"
@@ -8,25 +9,18 @@
 
 #include <shedlock/provider_uri.hpp>
 
-#include <CLI/CLI.hpp>
-
 #include <iostream>
 
 namespace shedlock::cli {
-namespace {
 
-struct schema_options {
-    std::string provider;
-};
-
-int print(const schema_options& o) {
+int schema_print_command(const schema_options& o) {
     const std::string ddl = schema_for(o.provider);
     if (ddl.empty()) std::cout << "-- " << parse_provider_uri(o.provider).scheme << " needs no schema\n";
     else std::cout << ddl << "\n";
     return exit_ok;
 }
 
-int apply(const schema_options& o) {
+int schema_apply_command(const schema_options& o) {
     auto opened = open_provider(o.provider, {.create_schema = true});
     const std::string table = opened.provider->record_table();
     if (table.empty()) {
@@ -41,22 +35,6 @@ int apply(const schema_options& o) {
         std::cout << "run records: " << e.what() << "\n";  // a backend without a run store in this build
     }
     return exit_ok;
-}
-
-}  // namespace
-
-void add_schema_command(CLI::App& app, int& exit_status) {
-    auto o = std::make_shared<schema_options>();
-    auto* cmd = app.add_subcommand("schema", "Print or apply the lock table's DDL");
-    cmd->require_subcommand(1);
-    cmd->footer("\nExamples:\n  shedlock schema print -p 'postgresql://db/app?table=ops.shedlock' > V1__shedlock.sql\n"
-                "  shedlock schema apply -p sqlite:/var/lib/locks.db");
-    auto* print_cmd = cmd->add_subcommand("print", "Print the DDL of the lock and run-record tables (for Flyway/Liquibase); connects to nothing");
-    print_cmd->add_option("--provider,-p", o->provider, "Lock backend URI")->envname("SHEDLOCK_PROVIDER")->required();
-    print_cmd->callback([o, &exit_status] { exit_status = print(*o); });
-    auto* apply_cmd = cmd->add_subcommand("apply", "Create the lock and run-record tables if they do not exist");
-    apply_cmd->add_option("--provider,-p", o->provider, "Lock backend URI")->envname("SHEDLOCK_PROVIDER")->required();
-    apply_cmd->callback([o, &exit_status] { exit_status = apply(*o); });
 }
 
 }  // namespace shedlock::cli

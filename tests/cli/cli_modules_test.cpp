@@ -9,6 +9,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
 
 using namespace shedlock::test;
 using Catch::Matchers::Contains;
@@ -27,6 +30,26 @@ std::string module_dir_with(const std::vector<std::pair<std::string, std::string
 }
 
 }  // namespace
+
+TEST_CASE("cli run: only --config loads the config module (toml++, date-tz, the scheduler)", "[cli][modules]") {
+    const std::vector<std::string> show_maps{"--", "sh", "-c", "cat /proc/$PPID/maps"};
+    auto args = std::vector<std::string>{"run", "-p", sqlite_uri(), "-n", "plain", "--at-most", "10s"};
+    args.insert(args.end(), show_maps.begin(), show_maps.end());
+    const auto plain = run_cli(args);
+    REQUIRE(plain.status == 0);
+    for (const char* heavy : {"cli/config.so", "libtomlplusplus", "libdate-tz"}) {
+        INFO(heavy);
+        CHECK_THAT(plain.out, !Contains(heavy));
+    }
+    const std::string config = scratch_dir() + "/modules.toml";
+    std::ofstream(config) << "[shedlock]\nprovider = \"" << sqlite_uri() << "\"\n[tasks.t]\nlock_at_most_for = \"10s\"\n";
+    args = {"run", "-c", config, "--task", "t"};
+    args.insert(args.end(), show_maps.begin(), show_maps.end());
+    const auto configured = run_cli(args);
+    INFO(configured.err);
+    REQUIRE(configured.status == 0);
+    CHECK_THAT(configured.out, Contains("cli/config.so") && Contains("libtomlplusplus"));
+}
 
 TEST_CASE("cli run: a SQLite run maps no other backend's client library", "[cli][modules]") {
     const auto r = run_cli({"run", "-p", sqlite_uri(), "-n", "modules", "--at-most", "10s", "--", "sh", "-c",

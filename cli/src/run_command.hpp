@@ -1,0 +1,50 @@
+#pragma once
+// shedlock run: run a command only when the cluster-wide lock was acquired.
+
+#include "exit_codes.hpp"
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shedlock::cli {
+
+/// The flags as given (main.cpp fills them); an empty string means "not given".
+struct run_options {
+    std::string provider;
+    std::string name;
+    std::string at_most;
+    std::string at_least;
+    bool keep_alive = false;
+    std::string timeout;
+    int skipped_exit = exit_locked;
+    int unavailable_exit = exit_unavailable;
+    std::vector<std::string> command;
+    std::string config;
+    std::string task;
+};
+
+/// What to run, with every duration parsed: the flags first, then the config file.
+struct run_plan {
+    std::string provider;
+    std::string name;
+    std::optional<std::chrono::milliseconds> at_most;
+    std::optional<std::chrono::milliseconds> at_least;
+    std::optional<std::chrono::milliseconds> timeout;
+    bool keep_alive = false;
+    std::vector<std::string> command;
+};
+
+/// Fills what the flags left open from `[shedlock]` and `[tasks.<task>]` of `options.config`
+/// (run_config.cpp, in the config module: call it through config_module()).
+run_plan with_config(run_plan plan, const run_options& options);
+
+/// `shedlock run --help`'s footer: exit statuses, the command's environment, examples.
+extern const char* const run_footer;
+
+/// Runs the command under the lock; the process exit status. Throws configuration_error,
+/// missing_option, or storage_error(missing_schema).
+int run_command(const run_options& options);
+
+}  // namespace shedlock::cli
