@@ -24,7 +24,7 @@ std::string schema_text(const sql_dialect& dialect, const table_name& lock_table
 template <typename LockOptions, typename RunOptions, typename MakeLock, typename MakeRuns, typename MakeDialect>
 backend_registration sql_backend(std::string name, std::vector<std::string> schemes, MakeLock make_lock,
                                  MakeRuns make_runs, MakeDialect make_dialect) {
-    backend_registration backend{std::move(name), std::move(schemes), {}, {}, {}};
+    backend_registration backend{std::move(name), std::move(schemes), {}, {}, {}, {}};
     backend.open_locks = [make_lock](const provider_uri& uri, const open_request& request) -> std::unique_ptr<lock_provider> {
         auto options = LockOptions::from_uri(uri);
         options.create_schema_if_missing = options.create_schema_if_missing || request.create_schema;
