@@ -30,10 +30,11 @@ struct backend_registration {
     std::vector<std::string> schemes;  ///< lowercase; the first is the one messages show
     std::function<std::unique_ptr<lock_provider>(const provider_uri&, const open_request&)> open_locks;
     std::function<std::unique_ptr<run_store>(const provider_uri&, const open_request&)> open_runs;
-    /// The idempotency store (claims, states, fences) of the backend; empty: it keeps none.
-    std::function<std::unique_ptr<idempotency_store>(const provider_uri&, const open_request&)> open_claims;
     /// The DDL of the backend's tables for this URI, without connecting ("" when it needs none).
     std::function<std::string(const provider_uri&)> schema;
+    /// The idempotency store (claims, states, fences) of the backend; empty: it keeps none.
+    /// Last and defaulted, so registrations written before it still initialise every member.
+    std::function<std::unique_ptr<idempotency_store>(const provider_uri&, const open_request&)> open_claims = {};
 };
 
 /// The backends an application can open by URI.

@@ -7,7 +7,7 @@
 namespace shedlock::providers {
 
 void register_memory_provider(provider_registry& registry) {
-    backend_registration backend{"memory", {"memory"}, {}, {}, {}, {}};
+    backend_registration backend{"memory", {"memory"}, {}, {}, {}};
     backend.open_locks = [](const provider_uri& uri, const open_request& request) -> std::unique_ptr<lock_provider> {
         uri_options(uri).finish();  // memory: takes no options
         return std::make_unique<memory_lock_provider>(request.clock ? *request.clock : system_clock::instance());

@@ -7,7 +7,7 @@
 namespace shedlock::providers {
 
 void register_redis_provider(provider_registry& registry) {
-    backend_registration backend{"redis", {"redis"}, {}, {}, {}, {}};
+    backend_registration backend{"redis", {"redis"}, {}, {}, {}};
     backend.open_locks = [](const provider_uri& uri, const open_request& request) {
         return make_redis_lock_provider(redis_options::from_uri(uri),
                                         request.clock ? *request.clock : system_clock::instance());

@@ -32,7 +32,7 @@ template <typename LockOptions, typename RunOptions, typename MakeLock, typename
           typename MakeClaims>
 backend_registration sql_backend(std::string name, std::vector<std::string> schemes, MakeLock make_lock,
                                  MakeRuns make_runs, MakeDialect make_dialect, MakeClaims make_claims) {
-    backend_registration backend{std::move(name), std::move(schemes), {}, {}, {}, {}};
+    backend_registration backend{std::move(name), std::move(schemes), {}, {}, {}};
     backend.open_locks = [make_lock](const provider_uri& uri, const open_request& request) -> std::unique_ptr<lock_provider> {
         auto options = LockOptions::from_uri(uri);
         options.create_schema_if_missing = options.create_schema_if_missing || request.create_schema;
