@@ -61,7 +61,7 @@ struct execute_options {
     /// Claim this key after the lock is acquired: a done key gives skipped_done (the task does
     /// not run), a live claim of another owner skipped_locked; the task's return completes the
     /// claim (with task_context::set_result), its exception fails it.
-    std::optional<idempotency_options> idempotency;
+    std::optional<idempotency_options> idempotency = {};
 };
 
 using locked_task = std::function<void(task_context&)>;
