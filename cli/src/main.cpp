@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
     add_doctor_command(app, exit_status);
     add_runs_command(app, exit_status);
     add_daemon_command(app, exit_status);
+    add_claims_command(app, exit_status);
     add_bench_command(app, exit_status);
     app.parse_complete_callback([&] { set_log_level(parse_log_level(level)); });
     try {

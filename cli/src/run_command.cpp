@@ -9,9 +9,13 @@
 #include <shedlock/error.hpp>
 #include <shedlock/duration.hpp>
 #include <shedlock/trigger.hpp>
+#include <shedlock/idempotency_store.hpp>
 #include <shedlock/locking_task_executor.hpp>
+#include <shedlock/provider_registry.hpp>
 
 #include <CLI/CLI.hpp>
+
+#include <stdexcept>
 
 namespace shedlock::cli {
 namespace {
@@ -28,6 +32,9 @@ struct run_options {
     std::vector<std::string> command;
     std::string config;
     std::string task;
+    std::string once_key;   ///< idempotency key; empty: none (or the config file's idempotency_key)
+    std::string claim_for;  ///< empty: --at-most
+    int done_exit = exit_done;
 };
 
 const char* const run_footer = R"(
@@ -36,6 +43,10 @@ Exit status: the command's own status when it ran (128+N when killed by signal N
   69 (or --unavailable-exit) when the lock backend could not be reached;
   124 when --timeout stopped the command; 71 when the command could not be started;
   78 for a bad configuration (duration, URI, name, a missing lock table); 64 for a bad command line.
+With --once-key KEY the command runs at most once successfully per KEY (docs/idempotency.md): after
+the lock, KEY is claimed; a KEY completed before exits 79 (or --done-exit) without running the
+command; a KEY claimed by a run still in progress elsewhere exits 75 (or --skipped-exit). A
+command that exits 0 completes KEY, any other end fails it, and the next run retries (attempt + 1).
 The command gets SHEDLOCK_LOCK_NAME and SHEDLOCK_FENCING_TOKEN in its environment, file descriptors
 0-2 only, default signal dispositions, and neither SHEDLOCK_PROVIDER (it may hold a password) nor
 the variable that the provider URI's password_env names.
@@ -54,6 +65,10 @@ Examples:
 std::vector<std::pair<std::string, std::string>> child_environment(const task_context& ctx) {
     std::vector<std::pair<std::string, std::string>> env{{"SHEDLOCK_LOCK_NAME", ctx.lock_name()}};
     if (auto token = ctx.fencing_token()) env.emplace_back("SHEDLOCK_FENCING_TOKEN", std::to_string(*token));
+    if (const auto* claim = ctx.claim()) {
+        env.emplace_back("SHEDLOCK_IDEMPOTENCY_KEY", claim->key);
+        env.emplace_back("SHEDLOCK_CLAIM_ATTEMPT", std::to_string(claim->attempt));
+    }
     return env;
 }
 
@@ -66,6 +81,7 @@ struct run_plan {
     std::optional<std::chrono::milliseconds> timeout;
     bool keep_alive = false;
     std::vector<std::string> command;
+    std::string once_key;
 };
 
 std::optional<std::chrono::milliseconds> flag_duration(const std::string& text, const char* field) {
@@ -88,7 +104,8 @@ run_plan plan_from_flags(const run_options& o) {
                     flag_duration(o.at_least, "lock_at_least_for"),
                     parse_timeout(o.timeout),
                     o.keep_alive,
-                    o.command};
+                    o.command,
+                    o.once_key};
 }
 
 /// Fills what the flags left open from `[shedlock]` and `[tasks.<task>]` of the config file.
@@ -106,6 +123,8 @@ run_plan with_config(run_plan plan, const run_options& o) {
     if (t.keep_alive) plan.keep_alive = plan.keep_alive || *t.keep_alive;
     if (!plan.timeout) plan.timeout = t.timeout;
     if (plan.command.empty()) plan.command = t.command;
+    if (plan.once_key.empty() && t.idempotency_key)
+        plan.once_key = render_template(*t.idempotency_key, zone_source, system_clock::instance().now(), file.env);
     return plan;
 }
 
@@ -134,8 +153,25 @@ int run(const run_options& o) {
     require(p);
     const lock_configuration config{p.name, *p.at_most, p.at_least.value_or(std::chrono::milliseconds{0})};
     const auto& timeout = p.timeout;
+    const auto claim_for = flag_duration(o.claim_for, "--claim-for").value_or(*p.at_most);
+    if (!p.once_key.empty()) validate_claim_key(p.once_key, "--once-key");
+    if (claim_for.count() <= 0)
+        throw configuration_error("--claim-for \"" + o.claim_for + "\" must be positive, e.g. 2h");
     auto opened = open_or_report(p);
     if (!opened) return o.unavailable_exit;
+    std::unique_ptr<idempotency_store> claims;
+    execute_options options;
+    options.keep_alive = p.keep_alive;
+    if (!p.once_key.empty()) {
+        try {
+            claims = open_idempotency_store(p.provider, {}, registry());
+        } catch (const storage_error& e) {
+            if (e.category() == storage_category::missing_schema) throw;
+            log(log_level::error, std::string("claims backend unavailable: ") + e.what());
+            return o.unavailable_exit;
+        }
+        options.idempotency = idempotency_options{claims.get(), p.once_key, claim_for};
+    }
     locking_task_executor executor(*opened->provider);
     child_exit child;
     auto body = [&](task_context& ctx) {
@@ -144,14 +180,20 @@ int run(const run_options& o) {
         policy.stop_requested = [&ctx] { return ctx.lock_lost(); };
         policy.take_terminal = true;
         child = run_child({p.command, child_environment(ctx), opened->secret_env}, policy);
+        if (!ctx.claim()) return;
+        // Only a clean exit completes the key; anything else fails it, so the next run retries.
+        if (child.exec_failed || child.timed_out || child.status != 0)
+            throw std::runtime_error("command did not succeed (exit status " + std::to_string(child.status) + ")");
+        ctx.set_result("exit status 0");
     };
-    execute_options options;
-    options.keep_alive = p.keep_alive;
     const auto result = executor.execute(body, config, options);
     switch (result.outcome) {
         case run_outcome::skipped_locked:
-            log(log_level::info, "lock \"" + p.name + "\" is held elsewhere; command not run");
+            log(log_level::info, result.message + "; command not run");
             return o.skipped_exit;
+        case run_outcome::skipped_done:
+            log(log_level::info, result.message + "; command not run");
+            return o.done_exit;
         case run_outcome::lock_error:
             log(log_level::error, "lock backend " + opened->display + " unavailable: " + result.message);
             return o.unavailable_exit;
@@ -161,6 +203,7 @@ int run(const run_options& o) {
         log(log_level::warn, "releasing lock \"" + p.name + "\" failed; it stays held until its lock_until (at most " +
                                  format_duration(config.lock_at_most_for()) + " after the start): " + result.message);
     if (result.lock_lost) log(log_level::warn, "lock \"" + p.name + "\" was lost while the command ran; it was stopped");
+    if (result.claim_lost) log(log_level::warn, result.message);
     if (child.exec_failed) {
         log(log_level::error, child.error);
         return exit_exec_failed;
@@ -187,6 +230,10 @@ void add_run_command(CLI::App& app, int& exit_status) {
     cmd->add_option("--skipped-exit", o->skipped_exit, "Exit status when the lock was held elsewhere (0-255, default 75)")
         ->check(CLI::Range(0, 255));
     cmd->add_option("--unavailable-exit", o->unavailable_exit, "Exit status when the backend was unreachable (0-255, default 69)")
+        ->check(CLI::Range(0, 255));
+    cmd->add_option("--once-key", o->once_key, "Idempotency key: run the command at most once successfully per key, e.g. settle:2024-06-01");
+    cmd->add_option("--claim-for", o->claim_for, "With --once-key: how long a claim holds before another run may take it over (default: --at-most)");
+    cmd->add_option("--done-exit", o->done_exit, "Exit status when --once-key was already done (0-255, default 79)")
         ->check(CLI::Range(0, 255));
     cmd->add_option("--config,-c", o->config, "Take provider, lock policy and command from this TOML file");
     cmd->add_option("--task,-t", o->task, "With --config: the [tasks.<task>] table to use (default: --name)");

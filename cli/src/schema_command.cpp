@@ -5,6 +5,7 @@
 #include "run_store_factory.hpp"
 
 #include <shedlock/error.hpp>
+#include <shedlock/provider_registry.hpp>
 
 #include <shedlock/provider_uri.hpp>
 
@@ -40,6 +41,12 @@ int apply(const schema_options& o) {
     } catch (const configuration_error& e) {
         std::cout << "run records: " << e.what() << "\n";  // a backend without a run store in this build
     }
+    try {
+        (void)open_idempotency_store(o.provider, {.create_schema = true}, registry());
+        std::cout << "claims table is ready\n";
+    } catch (const configuration_error& e) {
+        std::cout << "claims: " << e.what() << "\n";  // a backend without an idempotency store in this build
+    }
     return exit_ok;
 }
 
@@ -51,10 +58,10 @@ void add_schema_command(CLI::App& app, int& exit_status) {
     cmd->require_subcommand(1);
     cmd->footer("\nExamples:\n  shedlock schema print -p 'postgresql://db/app?table=ops.shedlock' > V1__shedlock.sql\n"
                 "  shedlock schema apply -p sqlite:/var/lib/locks.db");
-    auto* print_cmd = cmd->add_subcommand("print", "Print the DDL of the lock and run-record tables (for Flyway/Liquibase); connects to nothing");
+    auto* print_cmd = cmd->add_subcommand("print", "Print the DDL of the lock, run-record and claims tables (for Flyway/Liquibase); connects to nothing");
     print_cmd->add_option("--provider,-p", o->provider, "Lock backend URI")->envname("SHEDLOCK_PROVIDER")->required();
     print_cmd->callback([o, &exit_status] { exit_status = print(*o); });
-    auto* apply_cmd = cmd->add_subcommand("apply", "Create the lock and run-record tables if they do not exist");
+    auto* apply_cmd = cmd->add_subcommand("apply", "Create the lock, run-record and claims tables if they do not exist");
     apply_cmd->add_option("--provider,-p", o->provider, "Lock backend URI")->envname("SHEDLOCK_PROVIDER")->required();
     apply_cmd->callback([o, &exit_status] { exit_status = apply(*o); });
 }
