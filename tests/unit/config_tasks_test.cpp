@@ -97,7 +97,7 @@ TEST_CASE("task_from_config builds a task from the file alone", "[config]") {
     CHECK_THROWS_WITH(task_from_config(file.task("none"), file), Contains("d.toml:4") && Contains("no schedule"));
 }
 
-TEST_CASE("config sets a task's idempotency_key and claim_for; bad values name file and line", "[config][idempotency]") {
+TEST_CASE("config sets a task's idempotency_key and claim_for, bad values name file and line", "[config][idempotency]") {
     task_registry registry;
     add_code_tasks(registry);
     apply_config(registry, parse_config(R"(
