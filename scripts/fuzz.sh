@@ -38,7 +38,7 @@ install_tools() {
 build() {
   # Only what the fuzz programs need: no CLI, benchmarks or examples.
   flock "$build_lock" env CC=clang-14 CXX=clang++-14 cmake -S . -B "$build_dir" -G Ninja \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHEDLOCK_FUZZ=ON -DSHEDLOCK_SANITIZE=address,undefined \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_UNITY_BUILD="${SHEDLOCK_UNITY_BUILD:-ON}" -DSHEDLOCK_FUZZ=ON -DSHEDLOCK_SANITIZE=address,undefined \
     -DSHEDLOCK_BUILD_CLI=OFF -DSHEDLOCK_BUILD_BENCH=OFF -DSHEDLOCK_BUILD_EXAMPLES=OFF >/dev/null
   flock "$build_lock" cmake --build "$build_dir" -j2 --target fuzz_all
 }

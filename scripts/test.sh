@@ -46,8 +46,13 @@ chaos=(-DSHEDLOCK_BUILD_CHAOS=ON -DSHEDLOCK_BUILD_CLI=ON)
 # Every provider ON: a missing client library fails the configure loudly instead of dropping tests.
 providers=(-DSHEDLOCK_PROVIDER_SQLITE=ON -DSHEDLOCK_PROVIDER_POSTGRES=ON -DSHEDLOCK_PROVIDER_MYSQL=ON -DSHEDLOCK_PROVIDER_REDIS=ON
            -DSHEDLOCK_BUILD_SCHEDULER=ON -DSHEDLOCK_BUILD_CONFIG=ON)
+# Unity build: CMake compiles each target's sources as a few combined files, so the heavy headers
+# (Catch2, Boost.Asio, libpqxx, CLI11) are parsed once per target instead of once per file: about
+# half the compile CPU time (fuzz targets: 110 s instead of 206 s of user+sys). A plain `cmake`
+# build (what users and the install tests do) still compiles every file on its own. So no two
+# files of one target may define the same name in an anonymous namespace.
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHEDLOCK_SANITIZE="$sanitize" -DSHEDLOCK_WERROR=ON \
-  "${providers[@]}" "${chaos[@]}" "${extra[@]}" >/dev/null
+  -DCMAKE_UNITY_BUILD="${SHEDLOCK_UNITY_BUILD:-ON}" "${providers[@]}" "${chaos[@]}" "${extra[@]}" >/dev/null
 # What to build and run:
 # - plain: everything, tests/install's Debian package test included (as root it builds the .deb
 #   files, installs them, uses them and purges them; it skips when not root);

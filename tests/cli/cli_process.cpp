@@ -22,8 +22,6 @@ namespace {
     ::_exit(127);
 }
 
-int decode(int status) { return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status); }
-
 void drain(int out_fd, int err_fd, cli_result& r) {
     pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
     int open = 2;
@@ -75,10 +73,14 @@ pid_t start_cli(const std::vector<std::string>& args) {
     return pid;
 }
 
+int exit_status_of(int wait_status) {
+    return WIFSIGNALED(wait_status) ? 128 + WTERMSIG(wait_status) : WEXITSTATUS(wait_status);
+}
+
 int wait_cli(pid_t pid) {
     int status = 0;
     ::waitpid(pid, &status, 0);
-    return decode(status);
+    return exit_status_of(status);
 }
 
 bool wait_for_file(const std::string& path, double seconds) {

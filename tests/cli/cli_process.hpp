@@ -20,6 +20,9 @@ cli_result run_cli(const std::vector<std::string>& args);
 /// Starts `shedlock args...` in the background (output discarded); returns its pid.
 pid_t start_cli(const std::vector<std::string>& args);
 
+/// A wait status as a shell shows it: the exit status, or 128 + the signal that killed it.
+int exit_status_of(int wait_status);
+
 /// Waits for a pid from start_cli; returns its exit status (128 + signal when killed).
 int wait_cli(pid_t pid);
 

@@ -104,14 +104,20 @@ TEST_CASE("cli run: SIGTERM to shedlock reaches the command, the lock is release
 TEST_CASE("cli run: --keep-alive holds the lock past --at-most while the command runs", "[cli]") {
     const auto uri = db_uri("run.db");
     const std::string marker = scratch_dir() + "/long-started";
-    const pid_t first = start_cli({"run", "-p", uri, "-n", "long", "--at-most", "1s", "--keep-alive", "--", "sh", "-c",
-                                   "echo x > " + marker + "; sleep 3"});
+    // A 2 s lease (not 1 s): the keep-alive must extend it under a loaded CI machine too, where
+    // the 1 s lease was seen to run out between two extensions.
+    const pid_t first = start_cli({"run", "-p", uri, "-n", "long", "--at-most", "2s", "--keep-alive", "--", "sh", "-c",
+                                   "echo x > " + marker + "; sleep 5"});
     REQUIRE(wait_for_file(marker, 10));
+    // Tries for 3.5 s: well past the 2 s lease, and by the clock (not a count) inside the 5 s command.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds{3500};
     int intruders = 0;
-    for (int i = 0; i < 8; ++i) {  // 2 s: well past the 1 s lease, inside the 3 s command
+    int tries = 0;
+    for (; std::chrono::steady_clock::now() < until; ++tries) {
         if (run_cli(run_args(uri, "long", {}, {"true"})).status != 75) ++intruders;
         std::this_thread::sleep_for(std::chrono::milliseconds{250});
     }
+    CHECK(tries >= 3);
     CHECK(intruders == 0);
     CHECK(wait_cli(first) == 0);
 }

@@ -1,5 +1,7 @@
 #include "cli_terminal.hpp"
 
+#include "cli_process.hpp"
+
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
@@ -10,8 +12,6 @@
 
 namespace shedlock::test {
 namespace {
-
-int decode(int status) { return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status); }
 
 void read_available(int fd, std::string& into, int timeout_ms) {
     pollfd p{fd, POLLIN, 0};
@@ -42,7 +42,7 @@ terminal_result run_cli_on_terminal(const std::vector<std::string>& args, const 
         read_available(master, r.screen, 50);
         if (::waitpid(pid, &status, WNOHANG) == pid) {
             r.finished = true;
-            r.status = decode(status);
+            r.status = exit_status_of(status);
             read_available(master, r.screen, 50);
             break;
         }

@@ -1,6 +1,7 @@
 // MySQL/MariaDB-specific behaviour beyond the conformance suite: URIs, the affected-rows rule,
 // schema handling, bad input, unreachable servers, clock skew. Needs SHEDLOCK_TEST_MYSQL_URI;
 // every test uses its own table.
+#include "mysql_test_server.hpp"
 #include "server_env.hpp"
 #include "startup_race.hpp"
 
@@ -19,26 +20,15 @@ using namespace shedlock::providers;
 using Catch::Matchers::Contains;
 using std::chrono::milliseconds;
 
-namespace {
+namespace test_server = shedlock::test::mysql_server;
 
-const std::string password = "shedlock-test-pw";  // what providers/mysql/server.sh sets
+namespace {
 
 providers::mysql_options options_for(const std::string& table) {
     auto o = providers::mysql_options::from_uri(
         parse_provider_uri(test::required_env("SHEDLOCK_TEST_MYSQL_URI", "providers/mysql/server.sh")));
     o.table = table + "_" + std::to_string(::getpid());
     return o;
-}
-
-void exec(const std::string& sql) {
-    const auto o = options_for("unused");
-    MYSQL* db = mysql_init(nullptr);
-    REQUIRE(mysql_real_connect(db, o.host.c_str(), o.user.c_str(), o.password ? o.password->c_str() : nullptr,
-                               o.database.c_str(), o.port, nullptr, 0));
-    const int rc = mysql_query(db, sql.c_str());
-    INFO(mysql_error(db));
-    mysql_close(db);
-    REQUIRE(rc == 0);
 }
 
 std::string error_text(const std::function<void()>& fn) {
@@ -120,14 +110,15 @@ TEST_CASE("mysql: a missing table is a start-up error that prints the DDL", "[my
     } catch (const storage_error& e) {
         CHECK(e.category() == storage_category::missing_schema);
         CHECK_THAT(e.what(), Contains("does not exist") && Contains("CREATE TABLE IF NOT EXISTS `" + o.table + "`") &&
-                                 Contains("DATETIME(3)") && Contains("fencing_token BIGINT") && !Contains(password));
+                                 Contains("DATETIME(3)") && Contains("fencing_token BIGINT") &&
+                                 !Contains(test_server::password));
     }
 }
 
 TEST_CASE("mysql: create_schema_if_missing creates a database-qualified table", "[mysql]") {
     auto o = options_for("created");
     o.table = o.database + "." + o.table;
-    exec("DROP TABLE IF EXISTS " + o.table);
+    test_server::exec("DROP TABLE IF EXISTS " + o.table);
     o.create_schema_if_missing = true;
     auto provider = make_mysql_lock_provider(o);
     CHECK(provider->supports_fencing());
@@ -138,8 +129,8 @@ TEST_CASE("mysql: create_schema_if_missing creates a database-qualified table", 
 
 TEST_CASE("mysql: Java ShedLock's plain table works, tokens unavailable", "[mysql]") {
     auto o = options_for("plain");
-    exec("DROP TABLE IF EXISTS " + o.table);
-    exec("CREATE TABLE " + o.table + " (name VARCHAR(64) NOT NULL, lock_until TIMESTAMP(3) NOT NULL, "
+    test_server::exec("DROP TABLE IF EXISTS " + o.table);
+    test_server::exec("CREATE TABLE " + o.table + " (name VARCHAR(64) NOT NULL, lock_until TIMESTAMP(3) NOT NULL, "
          "locked_at TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3), locked_by VARCHAR(255) NOT NULL, "
          "PRIMARY KEY (name))");
     auto provider = make_mysql_lock_provider(o);
@@ -195,7 +186,7 @@ TEST_CASE("mysql: an unreachable server fails fast with storage_error(unavailabl
         FAIL("connected to a closed port");
     } catch (const storage_error& e) {
         CHECK(e.category() == storage_category::unavailable);
-        CHECK_THAT(e.what(), Contains("127.0.0.1:9") && !Contains(password));
+        CHECK_THAT(e.what(), Contains("127.0.0.1:9") && !Contains(test_server::password));
     }
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds{2});
 }
@@ -249,8 +240,9 @@ TEST_CASE("mysql: 8 instances starting together on a missing table all get conse
     o.create_schema_if_missing = true;
     o.pool_size = 1;
     test::check_tokens_after_simultaneous_start(
-        8, 10, [&] { exec("DROP TABLE IF EXISTS " + o.table); }, [&] { return make_mysql_lock_provider(o); });
-    exec("DROP TABLE IF EXISTS " + o.table);
+        8, 10, [&] { test_server::exec("DROP TABLE IF EXISTS " + o.table); },
+        [&] { return make_mysql_lock_provider(o); });
+    test_server::exec("DROP TABLE IF EXISTS " + o.table);
 }
 
 TEST_CASE("mysql: 8 instances starting together on a missing table all come up", "[mysql]") {
@@ -258,10 +250,10 @@ TEST_CASE("mysql: 8 instances starting together on a missing table all come up",
     o.create_schema_if_missing = true;
     o.pool_size = 1;
     for (int round = 0; round < 5; ++round) {
-        exec("DROP TABLE IF EXISTS " + o.table);
+        test_server::exec("DROP TABLE IF EXISTS " + o.table);
         test::check_simultaneous_start(8, [&] { (void)providers::make_mysql_lock_provider(o); });
     }
     auto provider = providers::make_mysql_lock_provider(o);
     CHECK(provider->try_lock({"together", milliseconds{60'000}}));
-    exec("DROP TABLE IF EXISTS " + o.table);
+    test_server::exec("DROP TABLE IF EXISTS " + o.table);
 }

@@ -2,6 +2,7 @@
 // and URIs. Every test uses its own table `runs_<test>_<pid>`, dropped at the end.
 #include "run_store_checks.hpp"
 #include "run_store_conformance.hpp"
+#include "mysql_test_server.hpp"
 #include "server_env.hpp"
 #include "sql_scratch_table.hpp"
 #include "startup_race.hpp"
@@ -17,27 +18,15 @@ using namespace shedlock::providers;
 using Catch::Matchers::Contains;
 using namespace std::chrono_literals;
 
+namespace test_server = shedlock::test::mysql_server;
+
 namespace {
-
-std::string server_uri() { return test::required_env("SHEDLOCK_TEST_MYSQL_URI", "providers/mysql/server.sh"); }
-
-void exec(const std::string& sql) {
-    const auto o = mysql_options::from_uri(parse_provider_uri(server_uri()));
-    MYSQL* db = mysql_init(nullptr);
-    if (!mysql_real_connect(db, o.host.c_str(), o.user.c_str(), o.password ? o.password->c_str() : nullptr,
-                            o.database.c_str(), o.port, nullptr, 0) ||
-        mysql_query(db, sql.c_str()) != 0) {
-        const std::string error = mysql_error(db);
-        mysql_close(db);
-        throw std::runtime_error(error);
-    }
-    mysql_close(db);
-}
 
 /// Options for table `runs_<name>_<pid>` (created on demand), dropped again with the guard.
 struct scratch_table : test::sql_scratch_table<mysql_run_options> {
     explicit scratch_table(const std::string& name)
-        : sql_scratch_table(name, mysql_run_options::from_uri(parse_provider_uri(server_uri())), exec) {}
+        : sql_scratch_table(name, mysql_run_options::from_uri(parse_provider_uri(test_server::uri())),
+                            test_server::exec) {}
 };
 
 }  // namespace
@@ -101,7 +90,7 @@ TEST_CASE("mysql run store: 8 instances starting together on a missing table all
     scratch_table t("together");
     t.options.pool_size = 1;
     for (int round = 0; round < 5; ++round) {
-        exec("DROP TABLE IF EXISTS " + t.table);
+        test_server::exec("DROP TABLE IF EXISTS " + t.table);
         test::check_simultaneous_start(8, [&] { (void)make_mysql_run_store(t.options); });
     }
     auto store = make_mysql_run_store(t.options);

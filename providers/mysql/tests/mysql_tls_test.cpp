@@ -5,6 +5,7 @@
 // mode that demands TLS (Connector/C 3.3 itself refuses it only for VERIFY_IDENTITY).
 #include "fake_server.hpp"
 #include "mysql_connection.hpp"  // the provider's own session, so the server can be asked about it
+#include "mysql_test_server.hpp"
 #include "server_env.hpp"
 #include "test_env.hpp"
 
@@ -22,9 +23,9 @@ using namespace shedlock;
 using namespace shedlock::providers;
 using Catch::Matchers::Contains;
 
-namespace {
+namespace test_server = shedlock::test::mysql_server;
 
-const std::string password = "shedlock-test-pw";  // what providers/mysql/server.sh sets
+namespace {
 
 std::string tls_file(const std::string& name) {
     return test::required_env("SHEDLOCK_TEST_MARIADB_TLS_DIR", "providers/mysql/server.sh") + "/" + name;
@@ -143,7 +144,7 @@ TEST_CASE("mysql TLS: a CA that did not sign the server's certificate is refused
         INFO(mode);
         const auto e = connect_error(options(verified(mode, "other-ca.crt")));
         CHECK(e.category() == storage_category::access_denied);
-        CHECK_THAT(e.what(), Contains("check ssl_mode, ssl_ca") && !Contains(password));
+        CHECK_THAT(e.what(), Contains("check ssl_mode, ssl_ca") && !Contains(test_server::password));
     }
 }
 
@@ -159,13 +160,13 @@ TEST_CASE("mysql TLS: a user admitted by client certificate connects with it, no
 
 TEST_CASE("mysql TLS: every mode that demands TLS refuses a server that offers none", "[mysql][tls]") {
     test::fake_server plain(plain_mysql_session);
-    const std::string uri = "mysql://u:" + password + "@127.0.0.1:" + std::to_string(plain.port()) + "/db?connect_timeout=2s&";
+    const std::string uri = "mysql://u:" + test_server::password + "@127.0.0.1:" + std::to_string(plain.port()) + "/db?connect_timeout=2s&";
     const auto at = [&](const std::string& query) { return providers::mysql_options::from_uri(parse_provider_uri(uri + query)); };
     CHECK_NOTHROW(providers::detail::mysql_connection(at("ssl_mode=PREFERRED")));  // the fake does let a client in
     for (const std::string mode : {"REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY"}) {
         INFO(mode);
         const auto e = connect_error(at(mode == "REQUIRED" ? "ssl_mode=REQUIRED" : verified(mode, "ca.crt")));
         CHECK(e.category() == storage_category::access_denied);
-        CHECK_THAT(e.what(), !Contains(password));
+        CHECK_THAT(e.what(), !Contains(test_server::password));
     }
 }

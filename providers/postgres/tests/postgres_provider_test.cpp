@@ -1,5 +1,6 @@
 // PostgreSQL-specific behaviour beyond the conformance suite: URIs, schema handling, bad input,
 // unreachable servers, clock skew. Needs SHEDLOCK_TEST_POSTGRES_URI; every test uses its own table.
+#include "postgres_test_server.hpp"
 #include "server_env.hpp"
 #include "startup_race.hpp"
 
@@ -21,24 +22,15 @@ using namespace shedlock::providers;
 using Catch::Matchers::Contains;
 using std::chrono::milliseconds;
 
+namespace test_server = shedlock::test::postgres_server;
+
 namespace {
-
-const std::string password = "shedlock-test-pw";  // what providers/postgres/server.sh sets
-
-std::string server_uri() { return test::required_env("SHEDLOCK_TEST_POSTGRES_URI", "providers/postgres/server.sh"); }
 
 /// Options for the test server with a table name unique to this process.
 postgres_options options_for(const std::string& table) {
-    auto o = postgres_options::from_uri(parse_provider_uri(server_uri()));
+    auto o = postgres_options::from_uri(parse_provider_uri(test_server::uri()));
     o.table = table + "_" + std::to_string(::getpid());
     return o;
-}
-
-void exec(const std::string& sql) {
-    const auto o = postgres_options::from_uri(parse_provider_uri(server_uri()));
-    pqxx::connection c("host=" + o.host + " port=" + std::to_string(o.port) + " dbname=" + o.database +
-                       " user=" + o.user + " password=" + o.password.value_or(""));
-    pqxx::nontransaction(c).exec(sql);
 }
 
 std::string error_text(const std::function<void()>& fn) {
@@ -89,15 +81,16 @@ TEST_CASE("postgres: a missing table is a start-up error that prints the DDL", "
     } catch (const storage_error& e) {
         CHECK(e.category() == storage_category::missing_schema);
         CHECK_THAT(e.what(), Contains("does not exist") && Contains("CREATE TABLE IF NOT EXISTS \"" + o.table + "\"") &&
-                                 Contains("TIMESTAMP(3)") && Contains("fencing_token BIGINT") && !Contains(password));
+                                 Contains("TIMESTAMP(3)") && Contains("fencing_token BIGINT") &&
+                                 !Contains(test_server::password));
     }
 }
 
 TEST_CASE("postgres: create_schema_if_missing creates a schema-qualified table", "[postgres]") {
-    exec("CREATE SCHEMA IF NOT EXISTS shedlock_ops");
+    test_server::exec("CREATE SCHEMA IF NOT EXISTS shedlock_ops");
     auto o = options_for("created");
     o.table = "shedlock_ops." + o.table;
-    exec("DROP TABLE IF EXISTS " + o.table);
+    test_server::exec("DROP TABLE IF EXISTS " + o.table);
     o.create_schema_if_missing = true;
     auto provider = make_postgres_lock_provider(o);
     CHECK(provider->supports_fencing());
@@ -115,12 +108,12 @@ TEST_CASE("postgres: 8 instances starting together on a missing table all come u
     o.create_schema_if_missing = true;
     o.pool_size = 1;
     for (int round = 0; round < 5; ++round) {
-        exec("DROP TABLE IF EXISTS " + o.table);
+        test_server::exec("DROP TABLE IF EXISTS " + o.table);
         test::check_simultaneous_start(8, [&] { (void)make_postgres_lock_provider(o); });
     }
     auto provider = make_postgres_lock_provider(o);
     CHECK(provider->try_lock({"together", milliseconds{60'000}}));
-    exec("DROP TABLE IF EXISTS " + o.table);
+    test_server::exec("DROP TABLE IF EXISTS " + o.table);
 }
 
 TEST_CASE("postgres: 8 instances starting together on a missing table all get consecutive fencing tokens",
@@ -131,14 +124,15 @@ TEST_CASE("postgres: 8 instances starting together on a missing table all get co
     o.create_schema_if_missing = true;
     o.pool_size = 1;
     test::check_tokens_after_simultaneous_start(
-        8, 10, [&] { exec("DROP TABLE IF EXISTS " + o.table); }, [&] { return make_postgres_lock_provider(o); });
-    exec("DROP TABLE IF EXISTS " + o.table);
+        8, 10, [&] { test_server::exec("DROP TABLE IF EXISTS " + o.table); },
+        [&] { return make_postgres_lock_provider(o); });
+    test_server::exec("DROP TABLE IF EXISTS " + o.table);
 }
 
 TEST_CASE("postgres: Java ShedLock's plain table works, tokens unavailable", "[postgres]") {
     auto o = options_for("plain");
-    exec("DROP TABLE IF EXISTS " + o.table);
-    exec("CREATE TABLE " + o.table + " (name VARCHAR(64) NOT NULL, lock_until TIMESTAMP NOT NULL, "
+    test_server::exec("DROP TABLE IF EXISTS " + o.table);
+    test_server::exec("CREATE TABLE " + o.table + " (name VARCHAR(64) NOT NULL, lock_until TIMESTAMP NOT NULL, "
          "locked_at TIMESTAMP NOT NULL, locked_by VARCHAR(255) NOT NULL, PRIMARY KEY (name))");
     auto provider = make_postgres_lock_provider(o);
     CHECK_FALSE(provider->supports_fencing());
@@ -195,7 +189,7 @@ TEST_CASE("postgres: an unreachable server fails fast with storage_error(unavail
         FAIL("connected to a closed port");
     } catch (const storage_error& e) {
         CHECK(e.category() == storage_category::unavailable);
-        CHECK_THAT(e.what(), Contains("127.0.0.1:9") && !Contains(password));
+        CHECK_THAT(e.what(), Contains("127.0.0.1:9") && !Contains(test_server::password));
     }
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds{1});
 

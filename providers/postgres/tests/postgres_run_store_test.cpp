@@ -2,6 +2,7 @@
 // and URIs. Every test uses its own table `runs_<test>_<pid>`, dropped at the end.
 #include "run_store_checks.hpp"
 #include "run_store_conformance.hpp"
+#include "postgres_test_server.hpp"
 #include "server_env.hpp"
 #include "sql_scratch_table.hpp"
 #include "startup_race.hpp"
@@ -17,21 +18,15 @@ using namespace shedlock::providers;
 using Catch::Matchers::Contains;
 using namespace std::chrono_literals;
 
+namespace test_server = shedlock::test::postgres_server;
+
 namespace {
-
-std::string server_uri() { return test::required_env("SHEDLOCK_TEST_POSTGRES_URI", "providers/postgres/server.sh"); }
-
-void exec(const std::string& sql) {
-    const auto o = postgres_options::from_uri(parse_provider_uri(server_uri()));
-    pqxx::connection c("host=" + o.host + " port=" + std::to_string(o.port) + " dbname=" + o.database +
-                       " user=" + o.user + " password=" + o.password.value_or(""));
-    pqxx::nontransaction(c).exec(sql);
-}
 
 /// Options for table `runs_<name>_<pid>` (created on demand), dropped again with the guard.
 struct scratch_table : test::sql_scratch_table<postgres_run_options> {
     explicit scratch_table(const std::string& name)
-        : sql_scratch_table(name, postgres_run_options::from_uri(parse_provider_uri(server_uri())), exec) {}
+        : sql_scratch_table(name, postgres_run_options::from_uri(parse_provider_uri(test_server::uri())),
+                            test_server::exec) {}
 };
 
 }  // namespace
@@ -95,7 +90,7 @@ TEST_CASE("postgres run store: 8 instances starting together on a missing table 
     scratch_table t("together");
     t.options.pool_size = 1;
     for (int round = 0; round < 5; ++round) {
-        exec("DROP TABLE IF EXISTS " + t.table);
+        test_server::exec("DROP TABLE IF EXISTS " + t.table);
         test::check_simultaneous_start(8, [&] { (void)make_postgres_run_store(t.options); });
     }
     auto store = make_postgres_run_store(t.options);

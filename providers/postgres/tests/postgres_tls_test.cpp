@@ -4,6 +4,7 @@
 // a client certificate admits the user that needs one; a server without TLS is refused.
 #include "fake_server.hpp"
 #include "postgres_connection.hpp"  // the provider's own session, so the server can be asked about it
+#include "postgres_test_server.hpp"
 #include "server_env.hpp"
 #include "test_env.hpp"
 
@@ -21,9 +22,9 @@ using namespace shedlock;
 using namespace shedlock::providers;
 using Catch::Matchers::Contains;
 
-namespace {
+namespace test_server = shedlock::test::postgres_server;
 
-const std::string password = "shedlock-test-pw";  // what providers/postgres/server.sh sets
+namespace {
 
 std::string tls_file(const std::string& name) {
     return test::required_env("SHEDLOCK_TEST_POSTGRES_TLS_DIR", "providers/postgres/server.sh") + "/" + name;
@@ -106,7 +107,7 @@ TEST_CASE("postgres TLS: a CA that did not sign the server's certificate is refu
     const auto e = open_error(options(verified("other-ca.crt")));
     CHECK(e.category() == storage_category::access_denied);
     CHECK_THAT(e.what(), Contains("certificate verify failed") && Contains("check sslmode, sslrootcert") &&
-                             !Contains(password));
+                             !Contains(test_server::password));
 }
 
 TEST_CASE("postgres TLS: a user admitted by client certificate connects with it, not without", "[postgres][tls]") {
@@ -128,9 +129,9 @@ TEST_CASE("postgres TLS: sslmode=require refuses a server that offers no TLS", "
         if (test::read_exactly(fd, 8).size() == 8) test::write_all(fd, "N");
         (void)test::read_exactly(fd, 1);  // until the client gives up
     });
-    auto o = postgres_options::from_uri(parse_provider_uri("postgresql://u:" + password + "@127.0.0.1:" +
+    auto o = postgres_options::from_uri(parse_provider_uri("postgresql://u:" + test_server::password + "@127.0.0.1:" +
                                                            std::to_string(plain.port()) + "/db?sslmode=require"));
     const auto e = open_error(o);
     CHECK(e.category() == storage_category::access_denied);
-    CHECK_THAT(e.what(), Contains("does not support SSL") && !Contains(password));
+    CHECK_THAT(e.what(), Contains("does not support SSL") && !Contains(test_server::password));
 }

@@ -15,7 +15,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-sqlite_run_options options_for(const std::string& file) {
+sqlite_run_options run_options_for(const std::string& file) {
     sqlite_run_options o;
     o.path = test::scratch_dir() + "/" + file;
     o.create_schema_if_missing = true;
@@ -32,7 +32,7 @@ class sqlite_run_store_backend final : public run_store_backend {
 public:
     std::string name() const override { return "sqlite"; }
     std::unique_ptr<run_store> make_store(const run_retention& retention) override {
-        auto o = options_for("suite-" + std::to_string(++stores_) + ".db");
+        auto o = run_options_for("suite-" + std::to_string(++stores_) + ".db");
         o.retention = retention;
         o.prune_every = 1;
         return make_sqlite_run_store(o);
@@ -49,7 +49,7 @@ std::unique_ptr<run_store_backend> make_run_store_backend() { return std::make_u
 }  // namespace shedlock::conformance
 
 TEST_CASE("sqlite run store: a second store on the same file reads what the first wrote", "[sqlite][run_store]") {
-    auto o = options_for("shared.db");
+    auto o = run_options_for("shared.db");
     auto writer = make_sqlite_run_store(o);
     writer->append(test::sample_run("x", 1));
     o.create_schema_if_missing = false;
@@ -58,7 +58,7 @@ TEST_CASE("sqlite run store: a second store on the same file reads what the firs
 }
 
 TEST_CASE("sqlite run store: a missing table is an error that prints the DDL", "[sqlite][run_store]") {
-    auto o = options_for("missing.db");
+    auto o = run_options_for("missing.db");
     o.create_schema_if_missing = false;
     CHECK_THROWS_WITH(make_sqlite_run_store(o), Catch::Contains("run-record table \"shedlock_runs\" does not exist") &&
                                                      Catch::Contains("CREATE TABLE IF NOT EXISTS \"shedlock_runs\"") &&
@@ -88,7 +88,7 @@ TEST_CASE("sqlite run store: from_uri takes the lock URI plus runs_table", "[sql
 
 TEST_CASE("sqlite run store: 8 instances starting together on a new file all come up", "[sqlite][run_store]") {
     for (int round = 0; round < 5; ++round) {
-        const auto o = options_for("runs-together-" + std::to_string(round) + ".db");
+        const auto o = run_options_for("runs-together-" + std::to_string(round) + ".db");
         test::check_simultaneous_start(8, [&] { (void)make_sqlite_run_store(o); });
         auto store = make_sqlite_run_store(o);
         store->append(test::sample_run("together", 1));

@@ -1,0 +1,33 @@
+#pragma once
+// The MariaDB server that ../server.sh starts, as every test of this folder reaches it: one
+// definition, so the test files share it (also when CMake compiles them as one unity source).
+#include "server_env.hpp"
+
+#include <shedlock/providers/mysql_lock_provider.hpp>
+
+#include <mysql.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace shedlock::test::mysql_server {
+
+inline const std::string password = "shedlock-test-pw";  // what providers/mysql/server.sh sets
+
+inline std::string uri() { return required_env("SHEDLOCK_TEST_MYSQL_URI", "providers/mysql/server.sh"); }
+
+/// Runs `sql` on a connection of its own, outside the provider; throws the server's error.
+inline void exec(const std::string& sql) {
+    const auto o = providers::mysql_options::from_uri(parse_provider_uri(uri()));
+    MYSQL* db = mysql_init(nullptr);
+    if (!mysql_real_connect(db, o.host.c_str(), o.user.c_str(), o.password ? o.password->c_str() : nullptr,
+                            o.database.c_str(), o.port, nullptr, 0) ||
+        mysql_query(db, sql.c_str()) != 0) {
+        const std::string error = std::string("mysql: ") + mysql_error(db) + " (in: " + sql + ")";
+        mysql_close(db);
+        throw std::runtime_error(error);
+    }
+    mysql_close(db);
+}
+
+}  // namespace shedlock::test::mysql_server
