@@ -1,6 +1,7 @@
 // Claims, states and fences survive a restart of the real server (it is stopped and started again
 // on the same data: runs alone, in the serial program).
 #include "idempotency_conformance.hpp"
+#include "idempotency_support.hpp"
 #include "server_env.hpp"
 #include "sql_claims_backend.hpp"
 

@@ -1,14 +1,13 @@
 // The PostgreSQL idempotency store on the real test server: the idempotency conformance suite
 // (each backend on a claims table of its own) and the claims table's DDL.
 #include "idempotency_conformance.hpp"
-#include "server_env.hpp"
 #include "sql_claims_backend.hpp"
+#include "postgres_test_server.hpp"
 
 #include <shedlock/error.hpp>
 #include <shedlock/providers/postgres_idempotency_store.hpp>
 
 #include <catch2/catch.hpp>
-#include <pqxx/pqxx>
 
 using namespace shedlock;
 using namespace shedlock::providers;
@@ -16,24 +15,13 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-std::string claims_server_uri() {
-    return test::required_env("SHEDLOCK_TEST_POSTGRES_URI", "providers/postgres/server.sh");
-}
-
-void claims_exec(const std::string& sql) {
-    const auto o = postgres_options::from_uri(parse_provider_uri(claims_server_uri()));
-    pqxx::connection c("host=" + o.host + " port=" + std::to_string(o.port) + " dbname=" + o.database +
-                       " user=" + o.user + " password=" + o.password.value_or(""));
-    pqxx::nontransaction(c).exec(sql);
-}
-
 using postgres_claims_backend = test::sql_claims_backend<postgres_run_options>;
 
 std::unique_ptr<postgres_claims_backend> make_postgres_claims_backend() {
     return std::make_unique<postgres_claims_backend>(
-        "postgres", postgres_run_options::from_uri(parse_provider_uri(claims_server_uri())),
+        "postgres", postgres_run_options::from_uri(parse_provider_uri(test::postgres_server::uri())),
         [](const postgres_run_options& o, const shedlock::clock& c) { return make_postgres_idempotency_store(o, c); },
-        claims_exec);
+        test::postgres_server::exec);
 }
 
 }  // namespace
@@ -45,9 +33,9 @@ std::unique_ptr<idempotency_backend> make_idempotency_backend() { return make_po
 }  // namespace shedlock::conformance
 
 TEST_CASE("postgres idempotency store: a missing table prints the DDL", "[postgres][idempotency]") {
-    auto o = postgres_run_options::from_uri(parse_provider_uri(claims_server_uri()));
+    auto o = postgres_run_options::from_uri(parse_provider_uri(test::postgres_server::uri()));
     o.table = "claims_missing_" + std::to_string(::getpid());
-    claims_exec("DROP TABLE IF EXISTS " + o.table);
+    test::postgres_server::exec("DROP TABLE IF EXISTS " + o.table);
     CHECK_THROWS_WITH(make_postgres_idempotency_store(o),
                       Contains("claims table \"" + o.table + "\" does not exist") &&
                           Contains("CREATE TABLE IF NOT EXISTS \"" + o.table + "\"") && Contains("PRIMARY KEY (kind, name)"));

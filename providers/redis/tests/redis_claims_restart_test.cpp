@@ -3,6 +3,7 @@
 // before it stops the server, and removes the snapshot after the restart so that the other
 // restart tests still see a server without persistence. Runs alone, in the serial program.
 #include "idempotency_conformance.hpp"
+#include "idempotency_support.hpp"
 #include "redis_test_support.hpp"
 #include "server_env.hpp"
 

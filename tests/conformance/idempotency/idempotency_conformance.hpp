@@ -27,11 +27,6 @@ public:
 /// Defined by each backend's test program.
 std::unique_ptr<idempotency_backend> make_idempotency_backend();
 
-/// A key unique to this process and call, so tests never see each other's records.
-std::string unique_claim_key(const std::string& base);
-
-/// Claims, completions, failures, transitions and fences written before `restart` are all still
-/// there after it (and the store keeps working). For each backend's serial server test.
-void check_claims_survive_restart(idempotency_backend& backend, const std::function<void()>& restart);
+// unique_claim_key() and check_claims_survive_restart(): idempotency_support.hpp.
 
 }  // namespace shedlock::conformance

@@ -1,6 +1,7 @@
 // Idempotency conformance under contention: real threads and real processes claim the same keys,
 // transition the same record and fence the same resource; exactly one may win each time.
 #include "idempotency_conformance.hpp"
+#include "idempotency_support.hpp"
 
 #include <shedlock/error.hpp>
 

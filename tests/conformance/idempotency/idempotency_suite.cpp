@@ -1,6 +1,7 @@
 // Idempotency conformance: what every idempotency store (memory, SQLite, PostgreSQL, MySQL,
 // Redis) does, one case per rule.
 #include "idempotency_conformance.hpp"
+#include "idempotency_support.hpp"
 
 #include <shedlock/error.hpp>
 

@@ -1,4 +1,8 @@
-// Helpers of the idempotency suite that backends' own tests call too.
+#pragma once
+// Helpers of the idempotency suite that backends' own tests call too, header-only: a serial test
+// program that restarts a server includes this without linking the suite (a unity build would
+// otherwise pull every suite case in with them).
+
 #include "idempotency_conformance.hpp"
 
 #include <shedlock/error.hpp>
@@ -8,17 +12,22 @@
 #include <unistd.h>
 
 #include <atomic>
-
-using namespace std::chrono_literals;
+#include <chrono>
+#include <functional>
+#include <string>
 
 namespace shedlock::conformance {
 
-std::string unique_claim_key(const std::string& base) {
+/// A key unique to this process and call, so tests never see each other's records.
+inline std::string unique_claim_key(const std::string& base) {
     static std::atomic<int> counter{0};
     return base + ":" + std::to_string(::getpid()) + ":" + std::to_string(counter.fetch_add(1));
 }
 
-void check_claims_survive_restart(idempotency_backend& backend, const std::function<void()>& restart) {
+/// Claims, completions, failures, transitions and fences written before `restart` are all still
+/// there after it (and the store keeps working). For each backend's serial server test.
+inline void check_claims_survive_restart(idempotency_backend& backend, const std::function<void()>& restart) {
+    using namespace std::chrono_literals;
     const auto& clock = system_clock::instance();
     const auto done_key = unique_claim_key("restart-done");
     const auto failed_key = unique_claim_key("restart-failed");
