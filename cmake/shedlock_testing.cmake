@@ -64,17 +64,18 @@ function(shedlock_serial_test name)
 endfunction()
 
 # shedlock_provider_tests(<name> CONFORMANCE_SOURCES ... [MODES ...] TESTS ... [PROGRAM <target>]
-#                         [RUN_STORE] [LINK ...] [LABELS ...])
+#                         [RUN_STORE] [IDEMPOTENCY] [LINK ...] [LABELS ...])
 # A provider's tests, called once from providers/<name>/tests/CMakeLists.txt:
 # - conformance_<name> (conformance_<name>_<mode> for each of MODES): the conformance suite plus
 #   CONFORMANCE_SOURCES, which define the backend under test; labels `conformance` and LABELS;
 # - <name>_test (or PROGRAM): the provider's own tests, TESTS; RUN_STORE links the run-store
 #   suite too (TESTS then define make_run_store_backend()); labels LABELS, or `unit` when the
-#   provider gives none (it needs no server).
+#   provider gives none (it needs no server); IDEMPOTENCY links the idempotency-store suite
+#   (TESTS then define make_idempotency_backend()).
 # Both link shedlock::<name>, shedlock_test_support and LINK. LABELS name the server a provider
 # needs (`redis`), so that -L/-LE select its tests.
 function(shedlock_provider_tests name)
-  cmake_parse_arguments(ARG "RUN_STORE" "PROGRAM" "CONFORMANCE_SOURCES;MODES;TESTS;LINK;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "RUN_STORE;IDEMPOTENCY" "PROGRAM" "CONFORMANCE_SOURCES;MODES;TESTS;LINK;LABELS" ${ARGN})
   set(link shedlock::${name} shedlock_test_support ${ARG_LINK})
   shedlock_conformance_test(conformance_${name} SOURCES ${ARG_CONFORMANCE_SOURCES} LINK ${link}
     LABELS ${ARG_LABELS} MODES ${ARG_MODES})
@@ -83,6 +84,9 @@ function(shedlock_provider_tests name)
   endif()
   if(ARG_RUN_STORE)
     list(APPEND link "$<LINK_LIBRARY:WHOLE_ARCHIVE,shedlock_run_store_conformance>")
+  endif()
+  if(ARG_IDEMPOTENCY)
+    list(APPEND link "$<LINK_LIBRARY:WHOLE_ARCHIVE,shedlock_idempotency_conformance>")
   endif()
   set(labels ${ARG_LABELS})
   if(NOT labels)

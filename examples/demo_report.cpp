@@ -48,6 +48,7 @@ task_summary summarize(const std::vector<run_record>& records) {
             case run_outcome::skipped_locked: ++s.skipped_locked; break;
             case run_outcome::skipped_running: ++s.skipped_running; break;
             case run_outcome::lock_error: ++s.failed; break;
+            case run_outcome::skipped_done: ++s.skipped_locked; break;  // no idempotency keys in this demo
         }
     }
     s.duplicates = count_duplicates(std::move(executed));

@@ -18,5 +18,6 @@ void add_doctor_command(CLI::App& app, int& exit_status);
 void add_bench_command(CLI::App& app, int& exit_status);
 void add_runs_command(CLI::App& app, int& exit_status);
 void add_daemon_command(CLI::App& app, int& exit_status);
+void add_claims_command(CLI::App& app, int& exit_status);
 
 }  // namespace shedlock::cli

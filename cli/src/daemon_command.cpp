@@ -11,6 +11,7 @@
 
 #include <shedlock/config_tasks.hpp>
 #include <shedlock/duration.hpp>
+#include <shedlock/provider_registry.hpp>
 #include <shedlock/scheduler.hpp>
 #include <shedlock/uri_password.hpp>
 
@@ -66,6 +67,10 @@ int daemon_command(const daemon_options& o) {
     store_request.retention.max_per_task = config.run_retention;
     auto runs = open_run_store(uri, store_request);
     auto options = scheduler_options_from(config);
+    std::unique_ptr<idempotency_store> claims;  // only when a task has an idempotency_key
+    for (const auto& t : tasks)
+        if (!t.idempotency_key.empty() && !claims) claims = open_idempotency_store(uri, {.create_schema = true}, registry());
+    options.claims = claims.get();
     options.warn = [](const std::string& message) { log(log_level::warn, message); };
     scheduler daemon(*locks.provider, *runs, options);
     for (const auto& t : tasks) daemon.add(t);

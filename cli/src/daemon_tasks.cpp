@@ -32,6 +32,10 @@ std::vector<std::pair<std::string, std::string>> command_environment(const task_
     env.emplace_back("SHEDLOCK_LOCK_NAME", ctx.lock_name());
     env.emplace_back("SHEDLOCK_SCHEDULED_AT", iso_time(ctx.scheduled_at()));
     if (auto token = ctx.fencing_token()) env.emplace_back("SHEDLOCK_FENCING_TOKEN", std::to_string(*token));
+    if (const auto* claim = ctx.claim()) {
+        env.emplace_back("SHEDLOCK_IDEMPOTENCY_KEY", claim->key);
+        env.emplace_back("SHEDLOCK_CLAIM_ATTEMPT", std::to_string(claim->attempt));
+    }
     return env;
 }
 

@@ -11,6 +11,8 @@ inline constexpr int exit_internal = 70;     ///< EX_SOFTWARE: unexpected failur
 inline constexpr int exit_exec_failed = 71;  ///< the command could not be started (not found, not executable)
 inline constexpr int exit_locked = 75;       ///< EX_TEMPFAIL: another holder had the lock; the command did not run
 inline constexpr int exit_config = 78;       ///< EX_CONFIG: bad configuration (duration, URI, name, table, config file)
+/// run --once-key: the key was already done (completed before); the command did not run
+inline constexpr int exit_done = 79;
 inline constexpr int exit_timeout = 124;     ///< the command ran past --timeout and was stopped (as GNU timeout)
 inline constexpr int exit_signal_base = 128; ///< the command was killed by signal N: 128 + N
 

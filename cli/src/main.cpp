@@ -2,6 +2,7 @@
 // The command line of every subcommand is here (commands.hpp); what a command does is in its
 // <name>_command.cpp.
 #include "bench_command.hpp"
+#include "claims_command.hpp"
 #include "commands.hpp"
 #include "config_module.hpp"
 #include "daemon_command.hpp"
@@ -37,6 +38,10 @@ void add_run_command(CLI::App& app, int& exit_status) {
         ->check(CLI::Range(0, 255));
     cmd->add_option("--unavailable-exit", o->unavailable_exit, "Exit status when the backend was unreachable (0-255, default 69)")
         ->check(CLI::Range(0, 255));
+    cmd->add_option("--once-key", o->once_key, "Idempotency key: run the command at most once successfully per key, e.g. settle:2024-06-01");
+    cmd->add_option("--claim-for", o->claim_for, "With --once-key: how long a claim holds before another run may take it over (default: --at-most)");
+    cmd->add_option("--done-exit", o->done_exit, "Exit status when --once-key was already done (0-255, default 79)")
+        ->check(CLI::Range(0, 255));
     cmd->add_option("--config,-c", o->config, "Take provider, lock policy and command from this TOML file");
     cmd->add_option("--task,-t", o->task, "With --config: the [tasks.<task>] table to use (default: --name)");
     cmd->add_option("command", o->command, "The command and its arguments, after --");
@@ -69,10 +74,10 @@ void add_schema_command(CLI::App& app, int& exit_status) {
     cmd->require_subcommand(1);
     cmd->footer("\nExamples:\n  shedlock schema print -p 'postgresql://db/app?table=ops.shedlock' > V1__shedlock.sql\n"
                 "  shedlock schema apply -p sqlite:/var/lib/locks.db");
-    auto* print_cmd = cmd->add_subcommand("print", "Print the DDL of the lock and run-record tables (for Flyway/Liquibase); connects to nothing");
+    auto* print_cmd = cmd->add_subcommand("print", "Print the DDL of the lock, run-record and claims tables (for Flyway/Liquibase); connects to nothing");
     print_cmd->add_option("--provider,-p", o->provider, "Lock backend URI")->envname("SHEDLOCK_PROVIDER")->required();
     print_cmd->callback([o, &exit_status] { exit_status = schema_print_command(*o); });
-    auto* apply_cmd = cmd->add_subcommand("apply", "Create the lock and run-record tables if they do not exist");
+    auto* apply_cmd = cmd->add_subcommand("apply", "Create the lock, run-record and claims tables if they do not exist");
     apply_cmd->add_option("--provider,-p", o->provider, "Lock backend URI")->envname("SHEDLOCK_PROVIDER")->required();
     apply_cmd->callback([o, &exit_status] { exit_status = schema_apply_command(*o); });
 }
@@ -113,6 +118,24 @@ void add_daemon_command(CLI::App& app, int& exit_status) {
     cmd->callback([o, &exit_status] { exit_status = config_module().daemon(*o, current_log_level()); });
 }
 
+void add_claims_command(CLI::App& app, int& exit_status) {
+    auto o = std::make_shared<claims_options>();
+    auto* cmd = app.add_subcommand("claims", "Show idempotency keys (claims) of a backend, or reset one");
+    cmd->add_option("--provider,-p", o->provider, "Backend URI (its claims table or keys are read)")->envname("SHEDLOCK_PROVIDER");
+    cmd->add_option("--config,-c", o->config, "Take the provider from this TOML file");
+    cmd->add_flag("--json", o->json, "One JSON array instead of a table");
+    cmd->footer("\nExit status: 0; reset: 1 when the key had no record, 64 without --force.\n"
+                "Examples:\n  shedlock claims -p 'postgresql://app@db/ops'\n"
+                "  shedlock claims reset 'settle:20240601' --force -p sqlite:/var/lib/locks.db");
+    auto* reset = cmd->add_subcommand("reset", "Delete one key's record so that its work can run again");
+    reset->add_option("key", o->key, "The idempotency key")->required();
+    reset->add_flag("--force", o->force, "Really reset (the work of the key may run again)");
+    reset->fallthrough();
+    cmd->callback([o, reset, &exit_status] {
+        exit_status = reset->parsed() ? reset_claim_command(*o) : list_claims_command(*o);
+    });
+}
+
 void add_bench_command(CLI::App& app, int& exit_status) {
     auto o = std::make_shared<bench_options>();
     auto* cmd = app.add_subcommand("bench", "Compare providers: cycles/s, latency, contention, fairness");
@@ -143,6 +166,7 @@ int main(int argc, char** argv) {
     add_doctor_command(app, exit_status);
     add_runs_command(app, exit_status);
     add_daemon_command(app, exit_status);
+    add_claims_command(app, exit_status);
     add_bench_command(app, exit_status);
     app.parse_complete_callback([&] { set_log_level(parse_log_level(level)); });
     try {

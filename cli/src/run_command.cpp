@@ -10,7 +10,9 @@
 
 #include <shedlock/error.hpp>
 #include <shedlock/duration.hpp>
+#include <shedlock/idempotency_store.hpp>
 #include <shedlock/locking_task_executor.hpp>
+#include <shedlock/provider_registry.hpp>
 
 namespace shedlock::cli {
 
@@ -20,6 +22,10 @@ Exit status: the command's own status when it ran (128+N when killed by signal N
   69 (or --unavailable-exit) when the lock backend could not be reached;
   124 when --timeout stopped the command; 71 when the command could not be started;
   78 for a bad configuration (duration, URI, name, a missing lock table); 64 for a bad command line.
+With --once-key KEY the command runs at most once successfully per KEY (docs/idempotency.md): after
+the lock, KEY is claimed; a KEY completed before exits 79 (or --done-exit) without running the
+command; a KEY claimed by a run still in progress elsewhere exits 75 (or --skipped-exit). A
+command that exits 0 completes KEY, any other end fails it, and the next run retries (attempt + 1).
 The command gets SHEDLOCK_LOCK_NAME and SHEDLOCK_FENCING_TOKEN in its environment, file descriptors
 0-2 only, default signal dispositions, and neither SHEDLOCK_PROVIDER (it may hold a password) nor
 the variable that the provider URI's password_env names.
@@ -40,6 +46,10 @@ namespace {
 std::vector<std::pair<std::string, std::string>> child_environment(const task_context& ctx) {
     std::vector<std::pair<std::string, std::string>> env{{"SHEDLOCK_LOCK_NAME", ctx.lock_name()}};
     if (auto token = ctx.fencing_token()) env.emplace_back("SHEDLOCK_FENCING_TOKEN", std::to_string(*token));
+    if (const auto* claim = ctx.claim()) {
+        env.emplace_back("SHEDLOCK_IDEMPOTENCY_KEY", claim->key);
+        env.emplace_back("SHEDLOCK_CLAIM_ATTEMPT", std::to_string(claim->attempt));
+    }
     return env;
 }
 
@@ -63,7 +73,8 @@ run_plan plan_from_flags(const run_options& o) {
                     flag_duration(o.at_least, "lock_at_least_for"),
                     parse_timeout(o.timeout),
                     o.keep_alive,
-                    o.command};
+                    o.command,
+                    o.once_key};
 }
 
 void require(const run_plan& p) {
@@ -93,8 +104,25 @@ int run_command(const run_options& o) {
     require(p);
     const lock_configuration config{p.name, *p.at_most, p.at_least.value_or(std::chrono::milliseconds{0})};
     const auto& timeout = p.timeout;
+    const auto claim_for = flag_duration(o.claim_for, "--claim-for").value_or(*p.at_most);
+    if (!p.once_key.empty()) validate_claim_key(p.once_key, "--once-key");
+    if (claim_for.count() <= 0)
+        throw configuration_error("--claim-for \"" + o.claim_for + "\" must be positive, e.g. 2h");
     auto opened = open_or_report(p);
     if (!opened) return o.unavailable_exit;
+    std::unique_ptr<idempotency_store> claims;
+    execute_options options;
+    options.keep_alive = p.keep_alive;
+    if (!p.once_key.empty()) {
+        try {
+            claims = open_idempotency_store(p.provider, {}, registry());
+        } catch (const storage_error& e) {
+            if (e.category() == storage_category::missing_schema) throw;
+            log(log_level::error, std::string("claims backend unavailable: ") + e.what());
+            return o.unavailable_exit;
+        }
+        options.idempotency = idempotency_options{claims.get(), p.once_key, claim_for};
+    }
     locking_task_executor executor(*opened->provider);
     child_exit child;
     auto body = [&](task_context& ctx) {
@@ -103,14 +131,20 @@ int run_command(const run_options& o) {
         policy.stop_requested = [&ctx] { return ctx.lock_lost(); };
         policy.take_terminal = true;
         child = run_child({p.command, child_environment(ctx), opened->secret_env}, policy);
+        if (!ctx.claim()) return;
+        // Only a clean exit completes the key; anything else fails it, so the next run retries.
+        if (child.exec_failed || child.timed_out || child.status != 0)
+            throw std::runtime_error("command did not succeed (exit status " + std::to_string(child.status) + ")");
+        ctx.set_result("exit status 0");
     };
-    execute_options options;
-    options.keep_alive = p.keep_alive;
     const auto result = executor.execute(body, config, options);
     switch (result.outcome) {
         case run_outcome::skipped_locked:
-            log(log_level::info, "lock \"" + p.name + "\" is held elsewhere; command not run");
+            log(log_level::info, result.message + "; command not run");
             return o.skipped_exit;
+        case run_outcome::skipped_done:
+            log(log_level::info, result.message + "; command not run");
+            return o.done_exit;
         case run_outcome::lock_error:
             log(log_level::error, "lock backend " + opened->display + " unavailable: " + result.message);
             return o.unavailable_exit;
@@ -120,6 +154,7 @@ int run_command(const run_options& o) {
         log(log_level::warn, "releasing lock \"" + p.name + "\" failed; it stays held until its lock_until (at most " +
                                  format_duration(config.lock_at_most_for()) + " after the start): " + result.message);
     if (result.lock_lost) log(log_level::warn, "lock \"" + p.name + "\" was lost while the command ran; it was stopped");
+    if (result.claim_lost) log(log_level::warn, result.message);
     if (child.exec_failed) {
         log(log_level::error, child.error);
         return exit_exec_failed;

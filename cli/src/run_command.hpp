@@ -23,6 +23,9 @@ struct run_options {
     std::vector<std::string> command;
     std::string config;
     std::string task;
+    std::string once_key;   ///< idempotency key; empty: none (or the config file's idempotency_key)
+    std::string claim_for;  ///< empty: --at-most
+    int done_exit = exit_done;
 };
 
 /// What to run, with every duration parsed: the flags first, then the config file.
@@ -34,6 +37,7 @@ struct run_plan {
     std::optional<std::chrono::milliseconds> timeout;
     bool keep_alive = false;
     std::vector<std::string> command;
+    std::string once_key;
 };
 
 /// Fills what the flags left open from `[shedlock]` and `[tasks.<task>]` of `options.config`

@@ -22,6 +22,8 @@ run_plan with_config(run_plan plan, const run_options& o) {
     if (t.keep_alive) plan.keep_alive = plan.keep_alive || *t.keep_alive;
     if (!plan.timeout) plan.timeout = t.timeout;
     if (plan.command.empty()) plan.command = t.command;
+    if (plan.once_key.empty() && t.idempotency_key)
+        plan.once_key = render_template(*t.idempotency_key, zone_source, system_clock::instance().now(), file.env);
     return plan;
 }
 

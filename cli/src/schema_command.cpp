@@ -6,7 +6,7 @@
 #include "run_store_factory.hpp"
 
 #include <shedlock/error.hpp>
-
+#include <shedlock/provider_registry.hpp>
 #include <shedlock/provider_uri.hpp>
 
 #include <iostream>
@@ -33,6 +33,12 @@ int schema_apply_command(const schema_options& o) {
         std::cout << "run-record table is ready\n";
     } catch (const configuration_error& e) {
         std::cout << "run records: " << e.what() << "\n";  // a backend without a run store in this build
+    }
+    try {
+        (void)open_idempotency_store(o.provider, {.create_schema = true}, registry());
+        std::cout << "claims table is ready\n";
+    } catch (const configuration_error& e) {
+        std::cout << "claims: " << e.what() << "\n";  // a backend without an idempotency store in this build
     }
     return exit_ok;
 }

@@ -15,7 +15,14 @@ configured_app open_from_config(const std::string& path, task_registry& tasks, c
     request.retention.max_per_task = app.config.run_retention;
     app.locks = open_lock_provider(app.config.provider, request, registry);
     app.runs = open_run_store(app.config.provider, request, registry);
-    app.scheduler = std::make_unique<shedlock::scheduler>(*app.locks, *app.runs, scheduler_options_from(app.config));
+    auto options = scheduler_options_from(app.config);
+    bool keyed = false;
+    for (const auto& task : tasks.tasks()) keyed = keyed || !task.idempotency_key.empty();
+    if (keyed) {
+        app.claims = open_idempotency_store(app.config.provider, request, registry);
+        options.claims = app.claims.get();
+    }
+    app.scheduler = std::make_unique<shedlock::scheduler>(*app.locks, *app.runs, options);
     for (auto& task : tasks.tasks()) app.scheduler->add(std::move(task));
     return app;
 }

@@ -37,6 +37,8 @@ task_config read_task(const std::string& name, const toml::table& table, const s
     t.lock_at_least_for = r.duration("lock_at_least_for");
     t.lock_name = r.text("lock_name");
     t.keep_alive = r.boolean("keep_alive");
+    t.idempotency_key = r.text("idempotency_key");
+    t.claim_for = r.duration("claim_for");
     t.enabled = r.boolean("enabled");
     t.command = r.text_array("command");
     t.timeout = r.duration("timeout");
@@ -44,6 +46,11 @@ task_config read_task(const std::string& name, const toml::table& table, const s
     r.finish();
     if (t.lock_at_most_for && t.lock_at_most_for->count() == 0)
         throw configuration_error(r.where() + ": [tasks." + name + "] lock_at_most_for must be positive, e.g. \"PT10M\"");
+    if (t.claim_for && t.claim_for->count() <= 0)
+        throw configuration_error(r.where() + ": [tasks." + name + "] claim_for must be positive, e.g. \"PT1H\"");
+    if (t.idempotency_key && t.idempotency_key->empty())
+        throw configuration_error(r.where() + ": [tasks." + name +
+                                  "] idempotency_key is empty; give a key template such as \"settle:{date}\" or remove it");
     return t;
 }
 

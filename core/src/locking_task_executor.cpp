@@ -1,6 +1,7 @@
 #include "held_locks.hpp"
 #include "keep_alive.hpp"
 
+#include <shedlock/duration.hpp>
 #include <shedlock/error.hpp>
 #include <shedlock/locking_task_executor.hpp>
 
@@ -22,6 +23,60 @@ void run_body(const locked_task& task, task_context& context, execution_result& 
     }
 }
 
+/// The body under an idempotency claim: claim, run, complete or fail. A done key or a live claim
+/// of another owner leaves the body unrun (result says why).
+void run_claimed(const locked_task& task, task_context& context, execution_result& result,
+                 const idempotency_options& idem, std::chrono::milliseconds default_claim_for) {
+    const auto claim_for = idem.claim_for.count() > 0 ? idem.claim_for : default_claim_for;
+    claim_result claimed;
+    try {
+        claimed = idem.store->claim(idem.key, claim_for, result.fencing_token);
+    } catch (const storage_error& e) {
+        result.outcome = run_outcome::lock_error;
+        result.message = "idempotency key \"" + idem.key + "\" could not be claimed: " + e.what();
+        return;
+    }
+    if (claimed.status == claim_status::already_done) {
+        result.outcome = run_outcome::skipped_done;
+        result.message = "idempotency key \"" + idem.key + "\" already done at " +
+                         format_timestamp(claimed.record.finished_at.value_or(claimed.record.claimed_at)) + " by " +
+                         claimed.record.owner;
+        return;
+    }
+    if (claimed.status == claim_status::in_progress) {
+        result.outcome = run_outcome::skipped_locked;
+        result.message = "idempotency key \"" + idem.key + "\" is " + claimed.record.state + " under " +
+                         claimed.record.owner + " until " + format_timestamp(claimed.record.expires_at);
+        return;
+    }
+    result.attempt = claimed.claim->attempt;
+    context.set_claim(*claimed.claim);
+    run_body(task, context, result);
+    try {
+        const auto finished = result.outcome == run_outcome::succeeded
+                                  ? idem.store->complete(*claimed.claim, context.result())
+                                  : idem.store->fail(*claimed.claim, result.message);
+        if (finished == finish_status::claim_lost) {
+            result.claim_lost = true;
+            if (!result.message.empty()) result.message += "; ";
+            result.message += "idempotency claim of \"" + idem.key + "\" was lost (expired after " +
+                              format_duration(claim_for) + " and taken over): this run was not recorded with the key";
+        }
+    } catch (const error& e) {
+        if (!result.message.empty()) result.message += "; ";
+        result.message += "recording idempotency key \"" + idem.key + "\" failed (it is taken over after " +
+                          format_duration(claim_for) + "): " + e.what();
+    }
+}
+
+void run_task(const locked_task& task, task_context& context, execution_result& result,
+              const execute_options& options, std::chrono::milliseconds default_claim_for) {
+    if (options.idempotency && options.idempotency->store)
+        run_claimed(task, context, result, *options.idempotency, default_claim_for);
+    else
+        run_body(task, context, result);
+}
+
 }  // namespace
 
 const char* to_string(run_outcome outcome) noexcept {
@@ -31,16 +86,17 @@ const char* to_string(run_outcome outcome) noexcept {
         case run_outcome::skipped_locked: return "skipped_locked";
         case run_outcome::skipped_running: return "skipped_running";
         case run_outcome::lock_error: return "lock_error";
+        case run_outcome::skipped_done: return "skipped_done";
     }
     return "failed";
 }
 
 run_outcome parse_run_outcome(const std::string& text) {
     for (auto o : {run_outcome::succeeded, run_outcome::failed, run_outcome::skipped_locked,
-                   run_outcome::skipped_running, run_outcome::lock_error})
+                   run_outcome::skipped_running, run_outcome::lock_error, run_outcome::skipped_done})
         if (text == to_string(o)) return o;
     throw configuration_error("run outcome \"" + text +
-                              "\" is unknown; use succeeded, failed, skipped_locked, skipped_running or lock_error");
+                              "\" is unknown; use succeeded, failed, skipped_locked, skipped_running, lock_error or skipped_done");
 }
 
 execution_result locking_task_executor::execute(const locked_task& task, const lock_configuration& config,
@@ -49,7 +105,7 @@ execution_result locking_task_executor::execute(const locked_task& task, const l
         // Re-entrant call: the outer execution holds the lock and will release it.
         task_context context(config.name(), options.scheduled_at);
         execution_result result;
-        run_body(task, context, result);
+        run_task(task, context, result, options, config.lock_at_most_for());
         result.counters = context.counters();
         return result;
     }
@@ -75,7 +131,7 @@ execution_result locking_task_executor::run_locked(const locked_task& task, lock
         detail::held_lock_scope held(config.name());
         std::unique_ptr<detail::keep_alive> watchdog;
         if (options.keep_alive) watchdog = std::make_unique<detail::keep_alive>(context, config.lock_at_most_for());
-        run_body(task, context, result);
+        run_task(task, context, result, options, config.lock_at_most_for());
     }  // watchdog joined: no extension can race the unlock below
     result.lock_lost = context.lock_lost();
     result.counters = context.counters();

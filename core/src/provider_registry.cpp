@@ -108,6 +108,16 @@ std::unique_ptr<run_store> open_run_store(const std::string& text, const open_re
     return backend.open_runs(uri, request);
 }
 
+std::unique_ptr<idempotency_store> open_idempotency_store(const std::string& text, const open_request& request,
+                                                          const provider_registry& registry) {
+    const provider_uri uri = parse_provider_uri(text);
+    const auto& backend = registry.find(uri);
+    if (!backend.open_claims)
+        throw configuration_error("idempotency claims for \"" + uri.redacted() + "\": " + backend.name +
+                                  " keeps no claims in this build; use another backend for them");
+    return backend.open_claims(uri, request);
+}
+
 std::string schema_for(const std::string& text, const provider_registry& registry) {
     const provider_uri uri = parse_provider_uri(text);
     const auto& backend = registry.find(uri);

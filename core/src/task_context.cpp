@@ -53,4 +53,14 @@ void task_context::mark_lock_lost() noexcept {
     cancelled_.store(true);
 }
 
+void task_context::set_result(std::string text) {
+    const std::lock_guard lock(mutex_);
+    result_ = std::move(text);
+}
+
+std::string task_context::result() const {
+    const std::lock_guard lock(mutex_);
+    return result_;
+}
+
 }  // namespace shedlock

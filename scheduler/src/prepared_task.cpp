@@ -32,7 +32,15 @@ prepared_task prepare(const task_definition& t, const scheduler_options& options
     const bool active = t.enabled && !timing.disabled();
     if (active && !timing.first(now))
         throw configuration_error(t.schedule.describe() + " matches no date in the next 100 years");
-    return prepared_task{t, std::move(timing), std::move(lock), templated, active};
+    if (!t.idempotency_key.empty()) {
+        if (!options.claims)
+            throw configuration_error("has idempotency_key \"" + t.idempotency_key +
+                                      "\" but the scheduler has no claims store; set scheduler_options::claims");
+        validate_claim_key(render_lock_name(t.idempotency_key, now, timing.zone(), options.env));
+        if (t.claim_for && t.claim_for->count() <= 0)
+            throw configuration_error("claim_for " + format_duration(*t.claim_for) + " must be positive");
+    }
+    return prepared_task{t, std::move(timing), std::move(lock), templated, active, is_template(t.idempotency_key)};
 }
 
 }  // namespace
@@ -67,6 +75,16 @@ lock_configuration lock_for_firing(const prepared_task& task, timestamp schedule
     const auto& t = task.definition;
     return task.lock.with_name(render_lock_name(t.lock_name.empty() ? t.name : t.lock_name, scheduled_at,
                                                 task.timing.zone(), env));
+}
+
+std::optional<idempotency_options> claim_for_firing(const prepared_task& task, timestamp scheduled_at,
+                                                    const scheduler_options& options) {
+    const auto& t = task.definition;
+    if (t.idempotency_key.empty() || !options.claims) return std::nullopt;
+    const std::string key = task.key_templated
+                                ? render_lock_name(t.idempotency_key, scheduled_at, task.timing.zone(), options.env)
+                                : t.idempotency_key;
+    return idempotency_options{options.claims, key, t.claim_for.value_or(std::chrono::milliseconds{0})};
 }
 
 }  // namespace shedlock::detail

@@ -4,6 +4,7 @@
 #include "schedule.hpp"
 
 #include <shedlock/lock_configuration.hpp>
+#include <shedlock/locking_task_executor.hpp>
 #include <shedlock/scheduler.hpp>
 #include <shedlock/task_definition.hpp>
 
@@ -17,6 +18,7 @@ struct prepared_task {
     lock_configuration lock;  ///< name = the rendered template for the firing at hand
     bool templated = false;
     bool active = true;       ///< enabled and not cron "-"
+    bool key_templated = false;  ///< idempotency_key has placeholders
 };
 
 /// Checks every definition and returns them compiled. Collects all problems and throws one
@@ -26,5 +28,10 @@ std::vector<prepared_task> prepare_tasks(const std::vector<task_definition>& tas
 
 /// The lock configuration of one firing (renders the template at `scheduled_at`).
 lock_configuration lock_for_firing(const prepared_task& task, timestamp scheduled_at, const std::string& env);
+
+/// The idempotency options of one firing (renders the key template at `scheduled_at`); empty
+/// when the task has no idempotency_key.
+std::optional<idempotency_options> claim_for_firing(const prepared_task& task, timestamp scheduled_at,
+                                                    const scheduler_options& options);
 
 }  // namespace shedlock::detail

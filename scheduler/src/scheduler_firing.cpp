@@ -46,7 +46,8 @@ std::optional<run_record> scheduler::impl::run_firing(task_runtime& t, timestamp
             if (stopping.load()) ctx.request_cancellation();
             t.task.definition.body(ctx);
         };
-        const auto result = executor.execute(body, config, execute_options{def.keep_alive, at});
+        const auto result =
+            executor.execute(body, config, execute_options{def.keep_alive, at, detail::claim_for_firing(t.task, at, options)});
         r.outcome = result.outcome;
         r.message = result.message;
         r.fencing_token = result.fencing_token;

@@ -56,4 +56,12 @@ task_option misfire_grace(std::chrono::milliseconds grace) {
     return {[grace](task_definition& t) { t.misfire_grace = grace; }};
 }
 
+task_option idempotency_key(std::string key_template) {
+    return {[text = std::move(key_template)](task_definition& t) { t.idempotency_key = text; }};
+}
+
+task_option claim_for(std::chrono::milliseconds duration) {
+    return {[duration](task_definition& t) { t.claim_for = duration; }};
+}
+
 }  // namespace shedlock

@@ -96,3 +96,22 @@ TEST_CASE("task_from_config builds a task from the file alone", "[config]") {
     CHECK(task.schedule.period == milliseconds{3'600'000});
     CHECK_THROWS_WITH(task_from_config(file.task("none"), file), Contains("d.toml:4") && Contains("no schedule"));
 }
+
+TEST_CASE("config sets a task's idempotency_key and claim_for, bad values name file and line", "[config][idempotency]") {
+    task_registry registry;
+    add_code_tasks(registry);
+    apply_config(registry, parse_config(R"(
+[tasks.reconcile]
+idempotency_key = "reconcile:{date}"
+claim_for = "PT2H"
+)", "app.toml"));
+    CHECK(registry.find("reconcile")->idempotency_key == "reconcile:{date}");
+    CHECK(registry.find("reconcile")->claim_for == ms(2 * 3'600'000));
+    CHECK(registry.find("sync")->idempotency_key.empty());
+    CHECK_THROWS_WITH(parse_config("[tasks.x]\nfixed_rate = \"PT1M\"\nclaim_for = \"PT0S\"\n", "app.toml"),
+                      Contains("app.toml") && Contains("claim_for must be positive"));
+    CHECK_THROWS_WITH(parse_config("[tasks.x]\nfixed_rate = \"PT1M\"\nidempotency_key = \"\"\n", "app.toml"),
+                      Contains("app.toml") && Contains("idempotency_key is empty"));
+    CHECK_THROWS_WITH(parse_config("[tasks.x]\nfixed_rate = \"PT1M\"\nidempotency_kee = \"k\"\n", "app.toml"),
+                      Contains("idempotency_kee"));
+}

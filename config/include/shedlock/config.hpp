@@ -18,6 +18,8 @@
 /// lock_at_most_for = "PT2H"
 /// lock_name = "report:{date}"
 /// keep_alive = true
+/// idempotency_key = "report:{date}"  # claimed after the lock: a done day never runs again
+/// claim_for = "PT3H"                # default: lock_at_most_for
 /// command = ["/usr/local/bin/report", "--day", "{date}"]   # daemon only
 /// timeout = "PT3H"
 /// env = { REPORT_DIR = "/srv/reports" }
@@ -46,6 +48,8 @@ struct task_config {
     std::optional<std::chrono::milliseconds> lock_at_least_for;
     std::optional<std::string> lock_name;
     std::optional<bool> keep_alive;
+    std::optional<std::string> idempotency_key;  ///< template, as lock_name (docs/idempotency.md)
+    std::optional<std::chrono::milliseconds> claim_for;
     std::optional<bool> enabled;
     std::vector<std::string> command;  ///< daemon only
     std::optional<std::chrono::milliseconds> timeout;

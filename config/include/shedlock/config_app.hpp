@@ -18,12 +18,14 @@ struct configured_app {
     shedlock_config config;
     std::unique_ptr<lock_provider> locks;
     std::unique_ptr<run_store> runs;
+    /// Opened (same backend) when a task has an idempotency_key; else null.
+    std::unique_ptr<idempotency_store> claims;
     std::unique_ptr<shedlock::scheduler> scheduler;  ///< tasks added, not started
 };
 
 /// Loads `path`; opens `[shedlock] provider` (placeholders expanded, e.g.
 /// `${SHEDLOCK_PROVIDER:sqlite:/var/lib/app/locks.db}`) and its run store through `registry`,
-/// creating missing tables; applies the file to the tasks registered in code (`tasks`, e.g.
+/// creating missing tables (and its claims store when a task has an idempotency_key); applies the file to the tasks registered in code (`tasks`, e.g.
 /// global_task_registry()) and adds them to a scheduler built with the file's options. Call
 /// start() on the result. Throws configuration_error naming the file and line, or storage_error
 /// when the backend cannot be reached. The registry must hold the providers (link shedlock::all

@@ -10,7 +10,7 @@ namespace shedlock {
 
 /// Overrides every field of `task` that `config` sets: schedule (cron + zone, fixed_rate,
 /// fixed_delay, initial_delay), misfire_grace, lock_at_most_for, lock_at_least_for, lock_name,
-/// keep_alive, enabled. Fields the file does not set keep the code's values.
+/// keep_alive, idempotency_key, claim_for, enabled. Fields the file does not set keep the code's values.
 void apply_task_config(task_definition& task, const task_config& config);
 
 /// Applies `[tasks.<name>]` to the registered task of that name, and the file's

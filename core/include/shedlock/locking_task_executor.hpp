@@ -2,6 +2,7 @@
 /// \file
 /// Runs a task only when its lock was acquired.
 
+#include <shedlock/idempotency_store.hpp>
 #include <shedlock/lock_provider.hpp>
 #include <shedlock/task_context.hpp>
 
@@ -20,9 +21,10 @@ enum class run_outcome {
     skipped_locked,   ///< another instance held the lock (normal)
     skipped_running,  ///< still running locally (set by the scheduler)
     lock_error,       ///< the backend was unavailable; the task did not run
+    skipped_done,     ///< the idempotency key was already done: the work happened before (normal)
 };
 
-/// "succeeded", "failed", "skipped_locked", "skipped_running", "lock_error".
+/// "succeeded", "failed", "skipped_locked", "skipped_running", "lock_error", "skipped_done".
 const char* to_string(run_outcome outcome) noexcept;
 /// Inverse of to_string; throws configuration_error on an unknown word.
 run_outcome parse_run_outcome(const std::string& text);
@@ -36,6 +38,19 @@ struct execution_result {
     std::map<std::string, std::int64_t> counters;
     /// The final unlock failed (the message says why): the lock stays held until its lock_until.
     bool unlock_failed = false;
+    /// With an idempotency key: the claim's attempt number when the task ran (0 otherwise).
+    std::int64_t attempt = 0;
+    /// The claim expired and another owner took it over before complete()/fail(): this run's
+    /// outcome was not recorded with the key (the message says so).
+    bool claim_lost = false;
+};
+
+/// The business layer of one execution (docs/idempotency.md).
+struct idempotency_options {
+    idempotency_store* store = nullptr;  ///< not owned; must outlive execute()
+    std::string key;                     ///< the rendered key, e.g. "settle:20240601"
+    /// How long the claim holds before another owner may take it over; zero: lock_at_most_for.
+    std::chrono::milliseconds claim_for{0};
 };
 
 /// Options of one execution.
@@ -43,12 +58,18 @@ struct execute_options {
     /// Extend the lease every lock_at_most_for / 2 while the task runs.
     bool keep_alive = false;
     timestamp scheduled_at{};
+    /// Claim this key after the lock is acquired: a done key gives skipped_done (the task does
+    /// not run), a live claim of another owner skipped_locked; the task's return completes the
+    /// claim (with task_context::set_result), its exception fails it.
+    std::optional<idempotency_options> idempotency = {};
 };
 
 using locked_task = std::function<void(task_context&)>;
 
 /// `execute(task, config)`: try_lock; if not acquired -> skipped_locked; else run the task with a
-/// task_context, keep the lease alive if asked, and unlock after the task returned.
+/// task_context, keep the lease alive if asked, and unlock after the task returned. With an
+/// idempotency key the order is lock -> claim -> body -> complete/fail -> unlock; a claim that
+/// cannot be reached (storage_error) is a lock_error and the task does not run.
 ///
 /// The lock is released only after the task body returned, so a task that commits its own
 /// transaction before returning never has its lock released before the work is durable. Do not

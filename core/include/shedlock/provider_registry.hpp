@@ -3,6 +3,7 @@
 /// Backends by URI: each provider registers its schemes and what it can open, so applications
 /// and the CLI choose a backend from configuration text without naming a concrete provider.
 
+#include <shedlock/idempotency_store.hpp>
 #include <shedlock/lock_provider.hpp>
 #include <shedlock/provider_uri.hpp>
 #include <shedlock/run_store.hpp>
@@ -31,6 +32,9 @@ struct backend_registration {
     std::function<std::unique_ptr<run_store>(const provider_uri&, const open_request&)> open_runs;
     /// The DDL of the backend's tables for this URI, without connecting ("" when it needs none).
     std::function<std::string(const provider_uri&)> schema;
+    /// The idempotency store (claims, states, fences) of the backend; empty: it keeps none.
+    /// Last and defaulted, so registrations written before it still initialise every member.
+    std::function<std::unique_ptr<idempotency_store>(const provider_uri&, const open_request&)> open_claims = {};
 };
 
 /// The backends an application can open by URI.
@@ -86,7 +90,13 @@ std::unique_ptr<lock_provider> open_lock_provider(const std::string& uri, const 
 std::unique_ptr<run_store> open_run_store(const std::string& uri, const open_request& request = {},
                                           const provider_registry& registry = provider_registry::global());
 
-/// The DDL of the lock table and the run-record table for `uri`, without connecting; "" when the
+/// Opens the idempotency store (claims, transitions, fences) of the backend `uri` names (same
+/// database or Redis as its locks). Claim times use `request.clock`. Throws configuration_error
+/// when the backend keeps no claims, storage_error as open_lock_provider.
+std::unique_ptr<idempotency_store> open_idempotency_store(const std::string& uri, const open_request& request = {},
+                                                          const provider_registry& registry = provider_registry::global());
+
+/// The DDL of the lock table, the run-record table and the claims table for `uri`, without connecting; "" when the
 /// backend needs no schema.
 std::string schema_for(const std::string& uri, const provider_registry& registry = provider_registry::global());
 

@@ -10,6 +10,7 @@
 #include <shedlock/locking_task_executor.hpp>
 #include <shedlock/owner_token.hpp>
 #include <shedlock/provider_uri.hpp>
+#include <shedlock/idempotency_store.hpp>
 #include <shedlock/run_store.hpp>
 #include <shedlock/task_context.hpp>
 #include <shedlock/time.hpp>

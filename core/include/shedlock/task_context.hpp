@@ -2,6 +2,7 @@
 /// \file
 /// What a task sees while it runs under a lock.
 
+#include <shedlock/idempotency_store.hpp>
 #include <shedlock/lock_provider.hpp>
 
 #include <atomic>
@@ -39,12 +40,19 @@ public:
     /// Adds `n` to the counter `key` (recorded in the run record: "scanned", "cancelled", ...).
     void count(const std::string& key, std::int64_t n = 1);
     std::map<std::string, std::int64_t> counters() const;
+    /// The idempotency claim this run holds (attempt number, previous failure), or nullptr when
+    /// the task has no idempotency key. Pass claim()->fencing_token to fenced writes.
+    const idempotency_claim* claim() const noexcept { return claim_ ? &*claim_ : nullptr; }
+    /// The result text stored with the key when the task returns (shown by `shedlock claims`).
+    void set_result(std::string text);
+    std::string result() const;
 
     // --- used by the executor ---
     void attach(lock_handle* handle);
     /// Detaches and returns the current handle (after extensions) for the final unlock.
     std::optional<lock_handle> detach();
     void mark_lock_lost() noexcept;
+    void set_claim(idempotency_claim claim) { claim_ = std::move(claim); }
 
 private:
     std::string lock_name_;
@@ -54,6 +62,8 @@ private:
     mutable std::mutex mutex_;
     std::optional<lock_handle> handle_;
     std::map<std::string, std::int64_t> counters_;
+    std::optional<idempotency_claim> claim_;  // set before the body runs, then only read
+    std::string result_;
 };
 
 }  // namespace shedlock

@@ -102,6 +102,53 @@ public:
                 "DELETE FROM " + tb + " WHERE finished_at < ?",
                 "SELECT " + columns + " FROM " + tb + " WHERE 1 = 0"};
     }
+    // Claims: kind 'c', fences: kind 'f' (one table). name, state and owner are VARBINARY like
+    // the lock name: every text collation folds case or accents or pads trailing spaces.
+    std::vector<std::string> claims_table_schema_sql(const table_name& t) const override {
+        return {"CREATE TABLE IF NOT EXISTS " + sql_name(t) +
+                " (\n  kind VARBINARY(1) NOT NULL,\n  name VARBINARY(1020) NOT NULL,\n  state VARBINARY(128) NOT NULL,\n"
+                "  owner VARBINARY(255) NOT NULL,\n  fencing_token BIGINT NULL,\n  attempt BIGINT NOT NULL,\n"
+                "  claimed_at DATETIME(3) NOT NULL,\n  expires_at DATETIME(3) NOT NULL,\n  finished_at DATETIME(3) NULL,\n"
+                "  result MEDIUMTEXT NOT NULL,\n  PRIMARY KEY (kind, name)\n) DEFAULT CHARSET = utf8mb4"};
+    }
+
+    // ON DUPLICATE KEY UPDATE assigns left to right and later assignments see earlier ones: the
+    // claim decides once, in `owner` (first), and every later column asks "is owner now ours?"
+    // (owner tokens are unique per claim); state and expires_at, which the decision reads, are
+    // only written after it. Affected rows: 1 new, 2 taken over, 0 refused (no CLIENT_FOUND_ROWS).
+    sql::claim_statements idempotency_statements(const table_name& t) const override {
+        const std::string tb = sql_name(t);
+        const std::string columns =
+            "kind, name, state, owner, fencing_token, attempt, claimed_at, expires_at, finished_at, result";
+        const std::string ours = "owner = VALUES(owner)";
+        sql::claim_statements out;
+        out.claim = "INSERT INTO " + tb + " (" + columns +
+                    ") VALUES ('c', ?, 'running', ?, CAST(NULLIF(?, '') AS SIGNED), 1, ?, ?, NULL, '') "
+                    "ON DUPLICATE KEY UPDATE owner = IF(state = 'failed' OR (state = 'running' AND expires_at <= "
+                    "VALUES(claimed_at)), VALUES(owner), owner), result = IF(" + ours +
+                    ", IF(state = 'failed', result, ''), result), attempt = IF(" + ours +
+                    ", attempt + 1, attempt), fencing_token = IF(" + ours +
+                    ", VALUES(fencing_token), fencing_token), claimed_at = IF(" + ours +
+                    ", VALUES(claimed_at), claimed_at), expires_at = IF(" + ours +
+                    ", VALUES(expires_at), expires_at), finished_at = IF(" + ours +
+                    ", NULL, finished_at), state = IF(" + ours + ", 'running', state)";
+        out.finish = "UPDATE " + tb + " SET state = ?, finished_at = ?, result = ? WHERE kind = 'c' AND name = ? "
+                     "AND owner = ? AND state = 'running'";
+        out.create = "INSERT IGNORE INTO " + tb + " (" + columns + ") VALUES ('c', ?, ?, '', NULL, 0, ?, ?, NULL, '')";
+        out.transition = "UPDATE " + tb + " SET state = ? WHERE kind = 'c' AND name = ? AND state = ?";
+        out.fence = "INSERT INTO " + tb + " (" + columns +
+                    ") VALUES ('f', ?, 'fence', '', ?, 0, ?, ?, NULL, '') ON DUPLICATE KEY UPDATE "
+                    "claimed_at = IF(fencing_token < VALUES(fencing_token), VALUES(claimed_at), claimed_at), "
+                    "fencing_token = IF(fencing_token < VALUES(fencing_token), VALUES(fencing_token), fencing_token)";
+        const std::string select = std::string("SELECT ") + sql::claim_record_columns + " FROM " + tb + " WHERE kind = 'c'";
+        out.list = select + " ORDER BY name";
+        out.find = select + " AND name = ?";
+        out.reset = "DELETE FROM " + tb + " WHERE kind = 'c' AND name = ?";
+        out.purge = "DELETE FROM " + tb +
+                    " WHERE kind = 'c' AND state <> 'running' AND COALESCE(finished_at, claimed_at) < ?";
+        out.probe = std::string("SELECT kind, ") + sql::claim_record_columns + " FROM " + tb + " WHERE 1 = 0";
+        return out;
+    }
 };
 
 }  // namespace

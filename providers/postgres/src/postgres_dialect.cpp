@@ -1,4 +1,5 @@
 #include <shedlock/providers/postgres_lock_provider.hpp>
+#include <shedlock/providers/sql/upsert_claim_statements.hpp>
 
 #include <cctype>
 
@@ -122,6 +123,26 @@ public:
                     " WHERE task = $1 ORDER BY id DESC LIMIT 1 OFFSET $2::bigint)",
                 "DELETE FROM " + tb + " WHERE finished_at < " + ts(1),
                 "SELECT " + columns + " FROM " + tb + " WHERE 1 = 0"};
+    }
+
+    // Claims: kind 'c', fences: kind 'f' (one table). name compares byte for byte (a
+    // deterministic collation) and lists in byte order (COLLATE "C").
+    std::vector<std::string> claims_table_schema_sql(const table_name& t) const override {
+        return {"CREATE TABLE IF NOT EXISTS " + sql_name(t) +
+                " (\n  kind VARCHAR(1) NOT NULL,\n  name VARCHAR(255) NOT NULL,\n  state VARCHAR(32) NOT NULL,\n"
+                "  owner VARCHAR(255) NOT NULL,\n  fencing_token BIGINT,\n  attempt BIGINT NOT NULL,\n"
+                "  claimed_at TIMESTAMP(3) NOT NULL,\n  expires_at TIMESTAMP(3) NOT NULL,\n  finished_at TIMESTAMP(3),\n"
+                "  result TEXT NOT NULL,\n  PRIMARY KEY (kind, name)\n)"};
+    }
+
+    sql::claim_statements idempotency_statements(const table_name& t) const override {
+        sql::upsert_syntax syntax;
+        syntax.text = [](int n) { return "$" + std::to_string(n); };
+        syntax.time = [](int n) { return ts(n); };
+        syntax.integer = [](int n) { return "$" + std::to_string(n) + "::bigint"; };
+        syntax.opt_integer = [](int n) { return "NULLIF($" + std::to_string(n) + ", '')::bigint"; };
+        syntax.bytewise = " COLLATE \"C\"";
+        return sql::upsert_claim_statements(sql_name(t), syntax);
     }
 
 private:

@@ -1,5 +1,6 @@
 #include "redis_scripts.hpp"
 
+#include "redis_claim_scripts.hpp"
 #include "redis_errors.hpp"
 
 namespace shedlock::providers::detail {
@@ -60,8 +61,8 @@ const char* script_name(redis_script script) {
         case redis_script::acquire: return "the acquire script (EVALSHA)";
         case redis_script::unlock: return "the unlock script (EVALSHA)";
         case redis_script::extend: return "the extend script (EVALSHA)";
+        default: return "an idempotency script (EVALSHA)";
     }
-    return "a script";
 }
 
 bool is_noscript(const redisReply& reply) {
@@ -75,8 +76,8 @@ std::string_view script_source(redis_script script) {
         case redis_script::acquire: return acquire_lua;
         case redis_script::unlock: return unlock_lua;
         case redis_script::extend: return extend_lua;
+        default: return claim_script_source(script);
     }
-    return {};
 }
 
 std::string redis_scripts::load(redis_connection& connection, redis_script script) {

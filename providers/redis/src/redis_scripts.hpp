@@ -4,6 +4,7 @@
 #include "redis_connection.hpp"
 
 #include <array>
+#include <cstddef>
 #include <atomic>
 #include <mutex>
 #include <string>
@@ -16,7 +17,15 @@ enum class redis_script {
     acquire,  ///< KEYS lock [fence], ARGV token px -> fencing token, 0 without fence key, -1 when held
     unlock,   ///< KEYS lock, ARGV token remaining_ms -> 1 when released/shortened, 0 when not ours
     extend,   ///< KEYS lock, ARGV token px -> 1 when extended, 0 when not ours or gone
+    // The idempotency store's scripts (redis_claim_scripts.cpp documents each).
+    claim,
+    finish,
+    transition,
+    fence,
+    reset,
+    purge,
 };
+inline constexpr std::size_t redis_script_count = 9;
 
 /// The Lua source of a script (for docs and the benchmark's raw floor).
 std::string_view script_source(redis_script script);
@@ -37,8 +46,8 @@ private:
     std::string load(redis_connection& connection, redis_script script);
 
     std::mutex mutex_;
-    std::array<std::string, 3> sha_;
-    std::array<std::atomic<bool>, 3> known_{};
+    std::array<std::string, redis_script_count> sha_;
+    std::array<std::atomic<bool>, redis_script_count> known_{};
 };
 
 }  // namespace shedlock::providers::detail

@@ -34,4 +34,12 @@ run_statements sql_dialect::run_store_statements(const table_name&) const {
     throw unsupported_operation_error(name() + " has no run-record store yet; keep run records in another store");
 }
 
+std::vector<std::string> sql_dialect::claims_table_schema_sql(const table_name&) const {
+    throw unsupported_operation_error(name() + " has no claims table yet; keep idempotency claims in another store");
+}
+
+claim_statements sql_dialect::idempotency_statements(const table_name&) const {
+    throw unsupported_operation_error(name() + " has no idempotency store yet; keep claims in another store");
+}
+
 }  // namespace shedlock::providers::sql

@@ -9,6 +9,7 @@ void read_sql_uri_options(uri_options& options, sql_lock_options& out) {
         out.table = *table;
     }
     if (auto runs = options.text("runs_table")) (void)table_name(*runs);  // for the run store
+    if (auto claims = options.text("claims_table")) (void)table_name(*claims);  // for the idempotency store
     if (auto v = options.flag("use_db_time")) out.use_db_time = *v;
     if (auto v = options.flag("create_schema")) out.create_schema_if_missing = *v;
     if (auto v = options.integer("pool_size", 1, 256)) out.pool_size = static_cast<std::size_t>(*v);

@@ -1,3 +1,4 @@
+#include <shedlock/providers/sql/upsert_claim_statements.hpp>
 #include <shedlock/providers/sqlite_lock_provider.hpp>
 
 namespace shedlock::providers {
@@ -87,6 +88,24 @@ public:
                     " WHERE task = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)",
                 "DELETE FROM " + tb + " WHERE finished_at < ?1",
                 "SELECT " + columns + " FROM " + tb + " WHERE 1 = 0"};
+    }
+    // Claims: kind 'c', fences: kind 'f' (one table). Times are the same UTC text as the lock
+    // table's, so they compare as text; names compare and sort bytewise (BINARY collation).
+    std::vector<std::string> claims_table_schema_sql(const table_name& t) const override {
+        return {"CREATE TABLE IF NOT EXISTS " + sql_name(t) +
+                " (\n  kind TEXT NOT NULL,\n  name VARCHAR(255) NOT NULL,\n  state VARCHAR(32) NOT NULL,\n"
+                "  owner VARCHAR(255) NOT NULL,\n  fencing_token BIGINT,\n  attempt BIGINT NOT NULL,\n"
+                "  claimed_at TEXT NOT NULL,\n  expires_at TEXT NOT NULL,\n  finished_at TEXT,\n"
+                "  result TEXT NOT NULL,\n  PRIMARY KEY (kind, name)\n)"};
+    }
+
+    sql::claim_statements idempotency_statements(const table_name& t) const override {
+        sql::upsert_syntax syntax;
+        syntax.text = [](int n) { return "?" + std::to_string(n); };
+        syntax.time = syntax.text;
+        syntax.integer = syntax.text;
+        syntax.opt_integer = [](int n) { return "CAST(NULLIF(?" + std::to_string(n) + ", '') AS INTEGER)"; };
+        return sql::upsert_claim_statements(sql_name(t), syntax);
     }
 };
 

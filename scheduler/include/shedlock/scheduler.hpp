@@ -3,6 +3,7 @@
 /// Runs registered tasks on Boost.Asio timers, each firing under a cluster-wide lock.
 
 #include <shedlock/lock_provider.hpp>
+#include <shedlock/idempotency_store.hpp>
 #include <shedlock/run_store.hpp>
 #include <shedlock/task_registry.hpp>
 
@@ -30,6 +31,9 @@ struct scheduler_options {
     /// Wall clock for scheduled times and run records; default the system clock. Timers always
     /// wait on the steady clock.
     const shedlock::clock* clock = nullptr;
+    /// Where tasks with an idempotency_key claim it (not owned; must outlive the scheduler). A
+    /// task with a key and no store here is a start() error.
+    idempotency_store* claims = nullptr;
     /// Grace the destructor gives running tasks when stop() was not called.
     std::chrono::milliseconds destructor_grace = std::chrono::seconds{30};
 };

@@ -37,6 +37,11 @@ struct task_definition {
     /// A firing found later than this is skipped (and the next slot after now is scheduled);
     /// within it, it still runs once. Firings are never replayed in a burst.
     std::chrono::milliseconds misfire_grace{1000};
+    /// Business key template claimed after the lock (docs/idempotency.md), rendered per firing
+    /// like lock_name ("settle:{date}"); empty: no claim. Needs scheduler_options::claims.
+    std::string idempotency_key;
+    /// How long a claim holds before another owner may take it over; empty: lock_at_most_for.
+    std::optional<std::chrono::milliseconds> claim_for;
     task_body body;
     /// Options whose text did not parse; start() reports the first, naming the task.
     std::vector<std::string> errors;
@@ -56,6 +61,9 @@ task_option lock_name(std::string name_template);
 task_option enabled(bool on);
 task_option keep_alive(bool on = true);
 task_option misfire_grace(std::chrono::milliseconds grace);
+/// Claim this business key (template) after the lock; a done key skips the body (skipped_done).
+task_option idempotency_key(std::string key_template);
+task_option claim_for(std::chrono::milliseconds duration);
 
 namespace detail {
 inline void apply_option(task_definition& task, const trigger& t) { task.schedule = t; }
@@ -84,6 +92,7 @@ public:
     task_builder& lock_name(std::string t) { return with(shedlock::lock_name(std::move(t))); }
     task_builder& enabled(bool on) { task_.enabled = on; return *this; }
     task_builder& keep_alive(bool on = true) { task_.keep_alive = on; return *this; }
+    task_builder& idempotency_key(std::string t) { return with(shedlock::idempotency_key(std::move(t))); }
     task_builder& body(task_body b) { task_.body = std::move(b); return *this; }
     task_definition build() const { return task_; }
 

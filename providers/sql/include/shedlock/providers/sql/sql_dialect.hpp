@@ -70,6 +70,28 @@ struct run_statements {
     std::string insert, last_runs, tasks, prune_count, prune_age, probe;
 };
 
+/// The claims table's columns in the order list/find select them (sql_idempotency_store reads
+/// rows by this position).
+inline constexpr const char* claim_record_columns =
+    "name, state, owner, fencing_token, attempt, claimed_at, expires_at, finished_at, result";
+
+/// The statements of an idempotency store (see sql_idempotency_store): one table, `kind` 'c' for
+/// claims and 'f' for fences, primary key (kind, name). Each write is ONE statement. Parameters,
+/// in placeholder order (times as timestamp text, fencing_token as text, '' = NULL):
+/// - claim: key, owner, fencing_token, now, expires_at. Writes iff the key is absent, failed, or
+///   running with expires_at <= now (attempt + 1, result kept iff it was failed, else '');
+///   returns one row (attempt, result) when it wrote, or reports affected rows > 0 (MySQL)
+/// - finish: state, now, result, key, owner; affected 1 iff the key is running under owner
+/// - create: key, state, now, now; inserts a record in `state` iff absent (affected 1)
+/// - transition: to, key, from; affected 1 iff the state was from
+/// - fence: resource, token (integer), now, now; affected > 0 iff token > the stored one or new
+/// - list: none; find: key; select claim_record_columns, list sorted bytewise by name
+/// - reset: key; purge: cut-off (not running, COALESCE(finished_at, claimed_at) < cut-off)
+/// - probe: none; fails iff the table is missing
+struct claim_statements {
+    std::string claim, finish, create, transition, fence, list, find, reset, purge, probe;
+};
+
 /// A database's SQL. Implementations are stateless and thread-safe.
 class sql_dialect {
 public:
@@ -102,6 +124,12 @@ public:
     virtual std::vector<std::string> run_table_schema_sql(const table_name& table) const;
     /// Statements of the run store; default: throws unsupported_operation_error.
     virtual run_statements run_store_statements(const table_name& table) const;
+
+    /// DDL of the claims table (idempotency store), one statement per element. Default: throws
+    /// unsupported_operation_error (the dialect has no idempotency store).
+    virtual std::vector<std::string> claims_table_schema_sql(const table_name& table) const;
+    /// Statements of the idempotency store; default: throws unsupported_operation_error.
+    virtual claim_statements idempotency_statements(const table_name& table) const;
 };
 
 }  // namespace shedlock::providers::sql

@@ -1,0 +1,135 @@
+#include <shedlock/duration.hpp>
+#include <shedlock/error.hpp>
+#include <shedlock/idempotency_store.hpp>
+#include <shedlock/owner_token.hpp>
+#include <shedlock/utf8.hpp>
+
+namespace shedlock {
+namespace {
+
+bool is_claim_control(char32_t cp) { return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f); }
+
+/// The value for a message: printable characters as they are, anything else as \xNN, cut at
+/// 80 bytes (an over-long key is named, not echoed in full).
+std::string shown_claim_value(std::string_view value) {
+    static const char hex[] = "0123456789abcdef";
+    std::string out;
+    for (std::size_t pos = 0; pos < value.size() && out.size() < 80;) {
+        const auto decoded = decode_utf8_at(value, pos);
+        if (decoded && !is_claim_control(decoded->code_point)) {
+            out.append(value.substr(pos, decoded->length));
+            pos += decoded->length;
+            continue;
+        }
+        const auto c = static_cast<unsigned char>(value[pos++]);
+        out += "\\x";
+        out += hex[c >> 4];
+        out += hex[c & 0xf];
+    }
+    return out.size() < value.size() && out.size() >= 80 ? out + "..." : out;
+}
+
+/// Throws unless `value` is 1..max_chars printable UTF-8 characters.
+void validate_printable(std::string_view value, std::string_view what, std::size_t max_chars) {
+    const std::string role(what);
+    if (value.empty()) throw configuration_error(role + " is empty; give one such as \"settle:2024-06-01\"");
+    std::size_t characters = 0;
+    for (std::size_t pos = 0; pos < value.size(); ++characters) {
+        const auto decoded = decode_utf8_at(value, pos);
+        if (!decoded)
+            throw configuration_error(role + " \"" + shown_claim_value(value) + "\" is not valid UTF-8 (byte " +
+                                      std::to_string(pos) + "); write it in UTF-8");
+        if (is_claim_control(decoded->code_point))
+            throw configuration_error(role + " \"" + shown_claim_value(value) +
+                                      "\" contains a control character; use printable characters only");
+        pos += decoded->length;
+    }
+    if (characters > max_chars)
+        throw configuration_error(role + " \"" + shown_claim_value(value) + "\" has " + std::to_string(characters) +
+                                  " characters; at most " + std::to_string(max_chars) +
+                                  " fit the key column, shorten it (e.g. hash the variable part)");
+}
+
+void validate_result(const std::string& text, std::string_view what) {
+    if (text.size() > max_claim_result_bytes)
+        throw configuration_error(std::string(what) + " has " + std::to_string(text.size()) + " bytes; at most " +
+                                  std::to_string(max_claim_result_bytes) +
+                                  " are kept with a claim, store large results elsewhere and keep a reference");
+}
+
+}  // namespace
+
+void validate_claim_key(std::string_view key, std::string_view what) {
+    validate_printable(key, what, max_claim_key_length);
+}
+
+const char* to_string(claim_status status) noexcept {
+    switch (status) {
+        case claim_status::claimed: return "claimed";
+        case claim_status::already_done: return "already_done";
+        case claim_status::in_progress: return "in_progress";
+    }
+    return "unknown";
+}
+
+idempotency_store::idempotency_store(const shedlock::clock& clock) : clock_(clock) {}
+
+claim_result idempotency_store::claim(const std::string& key, std::chrono::milliseconds claim_for,
+                                      std::optional<std::int64_t> fencing_token) {
+    validate_claim_key(key);
+    if (claim_for.count() <= 0)
+        throw configuration_error("claim_for " + format_duration(claim_for) + " of idempotency key \"" +
+                                  shown_claim_value(key) +
+                                  "\" must be positive; give the longest the work may take, e.g. PT10M");
+    return do_claim(key, claim_for, fencing_token, make_owner_token());
+}
+
+finish_status idempotency_store::complete(const idempotency_claim& claim, const std::string& result) {
+    validate_claim_key(claim.key);
+    validate_result(result, "result of \"" + shown_claim_value(claim.key) + "\"");
+    return do_finish(claim, claim_state::done, result);
+}
+
+finish_status idempotency_store::fail(const idempotency_claim& claim, const std::string& message) {
+    validate_claim_key(claim.key);
+    const std::string kept = message.size() > max_claim_result_bytes ? message.substr(0, max_claim_result_bytes) : message;
+    return do_finish(claim, claim_state::failed, kept);
+}
+
+bool idempotency_store::transition(const std::string& key, const std::string& from, const std::string& to) {
+    validate_claim_key(key);
+    if (!from.empty()) validate_printable(from, "state", max_claim_state_length);
+    validate_printable(to, "state", max_claim_state_length);
+    if (from == to)
+        throw configuration_error("transition of \"" + shown_claim_value(key) + "\" from \"" + from + "\" to itself; "
+                                  "give two different states");
+    return do_transition(key, from, to);
+}
+
+bool idempotency_store::fence(const std::string& resource, std::int64_t token) {
+    validate_claim_key(resource, "fence resource");
+    return do_fence(resource, token);
+}
+
+std::vector<claim_record> idempotency_store::list() { return do_list(std::nullopt); }
+
+std::optional<claim_record> idempotency_store::find(const std::string& key) {
+    validate_claim_key(key);
+    auto records = do_list(key);
+    if (records.empty()) return std::nullopt;
+    return std::move(records.front());
+}
+
+bool idempotency_store::reset(const std::string& key) {
+    validate_claim_key(key);
+    return do_reset(key);
+}
+
+std::size_t idempotency_store::purge(std::chrono::milliseconds older_than) {
+    if (older_than.count() < 0)
+        throw configuration_error("purge older_than " + format_duration(older_than) +
+                                  " must not be negative; give how long finished claims are kept, e.g. P30D");
+    return do_purge(clock_.now() - older_than);
+}
+
+}  // namespace shedlock

@@ -1,0 +1,42 @@
+// The PostgreSQL idempotency store on the real test server: the idempotency conformance suite
+// (each backend on a claims table of its own) and the claims table's DDL.
+#include "idempotency_conformance.hpp"
+#include "sql_claims_backend.hpp"
+#include "postgres_test_server.hpp"
+
+#include <shedlock/error.hpp>
+#include <shedlock/providers/postgres_idempotency_store.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace shedlock;
+using namespace shedlock::providers;
+using Catch::Matchers::Contains;
+
+namespace {
+
+using postgres_claims_backend = test::sql_claims_backend<postgres_run_options>;
+
+std::unique_ptr<postgres_claims_backend> make_postgres_claims_backend() {
+    return std::make_unique<postgres_claims_backend>(
+        "postgres", postgres_run_options::from_uri(parse_provider_uri(test::postgres_server::uri())),
+        [](const postgres_run_options& o, const shedlock::clock& c) { return make_postgres_idempotency_store(o, c); },
+        test::postgres_server::exec);
+}
+
+}  // namespace
+
+namespace shedlock::conformance {
+
+std::unique_ptr<idempotency_backend> make_idempotency_backend() { return make_postgres_claims_backend(); }
+
+}  // namespace shedlock::conformance
+
+TEST_CASE("postgres idempotency store: a missing table prints the DDL", "[postgres][idempotency]") {
+    auto o = postgres_run_options::from_uri(parse_provider_uri(test::postgres_server::uri()));
+    o.table = "claims_missing_" + std::to_string(::getpid());
+    test::postgres_server::exec("DROP TABLE IF EXISTS " + o.table);
+    CHECK_THROWS_WITH(make_postgres_idempotency_store(o),
+                      Contains("claims table \"" + o.table + "\" does not exist") &&
+                          Contains("CREATE TABLE IF NOT EXISTS \"" + o.table + "\"") && Contains("PRIMARY KEY (kind, name)"));
+}

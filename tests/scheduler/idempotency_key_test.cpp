@@ -1,0 +1,62 @@
+// The scheduler's idempotency keys: rendered per firing like lock names, claimed after the lock,
+// a done key recorded as skipped_done; checked at start().
+#include <shedlock/error.hpp>
+#include <shedlock/memory_idempotency_store.hpp>
+#include <shedlock/memory_run_store.hpp>
+#include <shedlock/providers/memory_lock_provider.hpp>
+#include <shedlock/scheduler.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace shedlock;
+using namespace std::chrono_literals;
+using Catch::Matchers::Contains;
+
+TEST_CASE("scheduler: an idempotency_key runs the body once per rendered key", "[scheduler][idempotency]") {
+    providers::memory_lock_provider locks;
+    memory_run_store store;
+    memory_idempotency_store claims;
+    scheduler_options options;
+    options.claims = &claims;
+    scheduler s(locks, store, options);
+    int runs = 0;
+    std::string key_seen;
+    s.add(make_task("settle", [&](task_context& ctx) {
+        ++runs;
+        key_seen = ctx.claim() ? ctx.claim()->key : "";
+    }, cron("0 0 2 * * ?", "UTC"), lock_at_most_for("PT10M"), idempotency_key("settle:{date}")));
+    s.start();
+    const auto first = s.run_now("settle");
+    const auto second = s.run_now("settle");  // a manual re-run of the same day
+    s.stop(1s);
+    CHECK(first.outcome == run_outcome::succeeded);
+    CHECK(second.outcome == run_outcome::skipped_done);
+    CHECK_THAT(second.message, Contains("settle:"));
+    CHECK(runs == 1);
+    REQUIRE(key_seen.size() == std::string("settle:20240601").size());
+    CHECK(key_seen.rfind("settle:20", 0) == 0);
+    CHECK(claims.find(key_seen)->state == "done");
+    CHECK(store.last_runs("settle", 10).front().outcome == run_outcome::skipped_done);
+}
+
+TEST_CASE("scheduler: an idempotency_key without a claims store fails start()", "[scheduler][idempotency]") {
+    providers::memory_lock_provider locks;
+    memory_run_store store;
+    scheduler s(locks, store);
+    s.add(make_task("settle", [](task_context&) {}, fixed_rate(1h), lock_at_most_for("PT10M"),
+                    idempotency_key("settle:{date}")));
+    CHECK_THROWS_WITH(s.start(), Contains("settle") && Contains("claims store"));
+}
+
+TEST_CASE("scheduler: a bad idempotency_key template fails start() naming it", "[scheduler][idempotency]") {
+    providers::memory_lock_provider locks;
+    memory_run_store store;
+    memory_idempotency_store claims;
+    scheduler_options options;
+    options.claims = &claims;
+    scheduler s(locks, store, options);
+    s.add(make_task("a", [](task_context&) {}, fixed_rate(1h), lock_at_most_for("PT10M"), idempotency_key("x:{nope}")));
+    s.add(make_task("b", [](task_context&) {}, fixed_rate(1h), lock_at_most_for("PT10M"),
+                    idempotency_key(std::string(300, 'k'))));
+    CHECK_THROWS_WITH(s.start(), Contains("nope") && Contains("300 characters"));
+}

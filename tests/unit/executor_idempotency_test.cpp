@@ -1,0 +1,115 @@
+// The executor's business layer: lock -> claim -> body -> complete/fail -> unlock.
+#include <shedlock/error.hpp>
+#include <shedlock/locking_task_executor.hpp>
+#include <shedlock/memory_idempotency_store.hpp>
+#include <shedlock/providers/memory_lock_provider.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace shedlock;
+using namespace std::chrono_literals;
+using Catch::Matchers::Contains;
+
+namespace {
+
+/// A memory lock provider and claims store on one manual clock.
+struct claims_setup {
+    manual_clock clock;
+    providers::memory_lock_provider locks{clock};
+    memory_idempotency_store claims{clock};
+    locking_task_executor executor{locks};
+    const lock_configuration config{"settle", 10min};
+
+    execute_options with_key(const std::string& key, std::chrono::milliseconds claim_for = 0ms) {
+        execute_options o;
+        o.idempotency = idempotency_options{&claims, key, claim_for};
+        return o;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("executor with an idempotency key runs once, then skipped_done", "[executor][idempotency]") {
+    claims_setup s;
+    int runs = 0;
+    const auto first = s.executor.execute(
+        [&](task_context& ctx) {
+            ++runs;
+            REQUIRE(ctx.claim());
+            CHECK(ctx.claim()->key == "settle:20240601");
+            CHECK(ctx.claim()->attempt == 1);
+            CHECK(ctx.claim()->fencing_token == ctx.fencing_token());
+            CHECK(ctx.claim()->expires_at == s.clock.now() + 10min);  // claim_for defaults to lock_at_most_for
+            CHECK_FALSE(s.locks.try_lock({"settle", 1s}));  // the lock is held around the claim
+            ctx.set_result("3 rows");
+        },
+        s.config, s.with_key("settle:20240601"));
+    CHECK(first.outcome == run_outcome::succeeded);
+    CHECK(first.attempt == 1);
+    const auto record = s.claims.find("settle:20240601");
+    REQUIRE(record);
+    CHECK(record->state == "done");
+    CHECK(record->result == "3 rows");
+    CHECK(record->fencing_token == first.fencing_token);
+
+    const auto second = s.executor.execute([&](task_context&) { ++runs; }, s.config, s.with_key("settle:20240601"));
+    CHECK(second.outcome == run_outcome::skipped_done);
+    CHECK_THAT(second.message, Contains("settle:20240601") && Contains("already done"));
+    CHECK(runs == 1);
+    CHECK(s.locks.try_lock({"settle", 1s}));  // released after skipped_done too
+    CHECK(parse_run_outcome("skipped_done") == run_outcome::skipped_done);
+}
+
+TEST_CASE("executor: a failed body fails the claim, the next run is attempt 2 and sees why", "[executor][idempotency]") {
+    claims_setup s;
+    const auto failed = s.executor.execute([](task_context&) { throw std::runtime_error("bank API 503"); }, s.config,
+                                           s.with_key("k"));
+    CHECK(failed.outcome == run_outcome::failed);
+    CHECK(s.claims.find("k")->state == "failed");
+    std::string previous;
+    const auto retried = s.executor.execute(
+        [&](task_context& ctx) {
+            previous = ctx.claim()->previous_failure;
+            CHECK(ctx.claim()->attempt == 2);
+        },
+        s.config, s.with_key("k"));
+    CHECK(retried.outcome == run_outcome::succeeded);
+    CHECK(retried.attempt == 2);
+    CHECK(previous == "bank API 503");
+}
+
+TEST_CASE("executor: a live claim of another owner skips the body", "[executor][idempotency]") {
+    claims_setup s;
+    REQUIRE(s.claims.claim("k", 1h).status == claim_status::claimed);  // e.g. a run that outlived its lease
+    bool ran = false;
+    const auto r = s.executor.execute([&](task_context&) { ran = true; }, s.config, s.with_key("k"));
+    CHECK(r.outcome == run_outcome::skipped_locked);
+    CHECK_THAT(r.message, Contains("running"));
+    CHECK_FALSE(ran);
+}
+
+TEST_CASE("executor: a claim taken over while the body ran is reported, never overwritten", "[executor][idempotency]") {
+    claims_setup s;
+    std::optional<idempotency_claim> usurper;
+    const auto r = s.executor.execute(
+        [&](task_context&) {
+            s.clock.advance(2min);  // longer than claim_for: another owner takes the key over
+            usurper = s.claims.claim("k", 1h).claim;
+        },
+        s.config, s.with_key("k", 1min));
+    REQUIRE(usurper);
+    CHECK(r.outcome == run_outcome::succeeded);
+    CHECK(r.claim_lost);
+    CHECK_THAT(r.message, Contains("lost"));
+    const auto record = s.claims.find("k");
+    CHECK(record->state == "running");
+    CHECK(record->owner == usurper->owner);
+}
+
+TEST_CASE("executor: no claims store means no claim", "[executor][idempotency]") {
+    claims_setup s;
+    const auto r = s.executor.execute([](task_context& ctx) { CHECK_FALSE(ctx.claim()); }, s.config);
+    CHECK(r.outcome == run_outcome::succeeded);
+    CHECK(r.attempt == 0);
+    CHECK(s.claims.list().empty());
+}
