@@ -134,4 +134,9 @@ struct scheduler::impl {
     std::vector<std::function<void()>> stop_hooks;
 };
 
+/// The parts of a scheduler that other files of this component use (the status server).
+struct detail::scheduler_access {
+    static boost::asio::io_context& io(scheduler& s) { return s.impl_->io; }
+};
+
 }  // namespace shedlock

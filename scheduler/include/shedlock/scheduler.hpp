@@ -16,6 +16,9 @@
 #include <vector>
 
 namespace shedlock {
+namespace detail {
+struct scheduler_access;
+}
 
 struct scheduler_options {
     /// Threads that make lock calls, run task bodies and write run records. Never the timer thread.
@@ -126,6 +129,7 @@ public:
     bool running() const noexcept;
 
 private:
+    friend struct detail::scheduler_access;  // the status server, in this component
     struct impl;
     std::unique_ptr<impl> impl_;
 };
