@@ -1,6 +1,7 @@
 // shedlock daemon: a distributed cron. Runs the config file's commands with the scheduler; each
 // firing runs on one instance of the cluster.
 #include "commands.hpp"
+#include "daemon_http.hpp"
 #include "daemon_tasks.hpp"
 #include "exit_codes.hpp"
 #include "log.hpp"
@@ -29,6 +30,7 @@ struct daemon_options {
     bool dry_run = false;
     std::size_t count = 5;
     std::string grace = "PT30S";
+    std::string http;  ///< host:port of the status server; empty: none
 };
 
 /// A duration for display; "(none)" when unset.
@@ -72,12 +74,16 @@ int run_daemon(const daemon_options& o) {
     run_store_request store_request{true, {}};
     store_request.retention.max_per_task = config.run_retention;
     auto runs = open_run_store(uri, store_request);
+    metrics_registry metrics;
     auto options = scheduler_options_from(config);
     options.warn = [](const std::string& message) { log(log_level::warn, message); };
+    options.metrics = &metrics;
+    options.provider_name = parse_provider_uri(uri).scheme;
     scheduler daemon(*locks.provider, *runs, options);
     for (const auto& t : tasks) daemon.add(t);
     daemon.start();
     log(log_level::info, "daemon started: " + std::to_string(tasks.size()) + " task(s) on " + locks.display);
+    const auto http = o.http.empty() ? nullptr : start_daemon_http(daemon, metrics, o.http, locks.display);
     int sig = 0;
     ::sigwait(&stop_signals, &sig);
     log(log_level::info, std::string("signal ") + ::strsignal(sig) + ": stopping (grace " + o.grace + ")");
@@ -96,6 +102,8 @@ void add_daemon_command(CLI::App& app, int& exit_status) {
     cmd->add_flag("--dry-run", o->dry_run, "Print each task's next fire times and lock names, run nothing");
     cmd->add_option("--count", o->count, "Fire times per task for --dry-run (default 5)");
     cmd->add_option("--grace", o->grace, "On SIGTERM/SIGINT: how long running commands get (default PT30S)");
+    cmd->add_option("--http", o->http, "Serve /metrics, /healthz, /api/* and a status page on host:port "
+                                       "(e.g. 127.0.0.1:9464; bearer token from $SHEDLOCK_HTTP_TOKEN)");
     cmd->footer("\nEvery host runs the same daemon with the same file; each firing runs once in the cluster.\n"
                 "SIGTERM/SIGINT: no new firings, running commands get SIGTERM and --grace, locks are released.\n"
                 "Examples:\n  shedlock daemon -c /etc/shedlock.toml --dry-run\n  shedlock daemon -c /etc/shedlock.toml");
