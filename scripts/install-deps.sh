@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages shedlock-cpp needs to build, test and run its demo, and to build
 # and test its own Debian packages (dpkg-dev, file; man-db renders the manual page); faketime
-# gives the chaos suite its client clock faults.
+# gives the chaos suite its client clock faults; prometheus (promtool and the server), chromium
+# and curl test the daemon's /metrics, alert rules and status page (tests/observability).
 # Each provider lists its own client library and server in providers/<name>/debian-packages.
 # Quiet and quick when everything is already there.
 set -euo pipefail
@@ -14,6 +15,7 @@ packages=(
   openssl
   dpkg-dev file man-db
   faketime
+  prometheus chromium curl
 )
 for list in providers/*/debian-packages; do
   # shellcheck disable=SC2207  # package names have no spaces
