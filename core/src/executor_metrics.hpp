@@ -4,6 +4,7 @@
 
 #include <shedlock/metrics.hpp>
 
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -30,6 +31,9 @@ public:
     metric_counter& lock_lost;
 
 private:
+    const lock_instruments& lookup(const std::string& name);
+
+    const std::uint64_t id_;  // never reused, unlike an address: keys the per-thread cache
     metrics_registry& registry_;
     std::mutex mutex_;
     std::unordered_map<std::string, lock_instruments> locks_;

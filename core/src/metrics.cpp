@@ -13,7 +13,9 @@ struct metrics_registry::family {
     int type = counter_type;
     std::string help;
     struct series {
-        std::string labels_text;  // `a="x",b="y"` (no braces), escaped once at creation
+        // Every line's text before its value (`name_bucket{a="x",le="0.1"} `), escaped and joined
+        // once at creation: a scrape of 10,000 tasks then only appends and formats numbers.
+        std::vector<std::string> prefixes;
         std::unique_ptr<metric_counter> counter;
         std::unique_ptr<metric_gauge> gauge;
         std::unique_ptr<metric_histogram> histogram;
@@ -77,8 +79,9 @@ void append_number(std::string& out, std::uint64_t v) {
 }
 
 /// `name{labels,extra} ` (braces only when there is a label).
-void append_series_name(std::string& out, std::string_view name, std::string_view suffix, const std::string& labels,
-                        std::string_view extra = {}) {
+std::string series_prefix(std::string_view name, std::string_view suffix, const std::string& labels,
+                          std::string_view extra = {}) {
+    std::string out;
     out.append(name).append(suffix);
     if (!labels.empty() || !extra.empty()) {
         out += '{';
@@ -88,27 +91,40 @@ void append_series_name(std::string& out, std::string_view name, std::string_vie
         out += '}';
     }
     out += ' ';
+    return out;
 }
 
-void append_histogram(std::string& out, std::string_view name, const std::string& labels, const metric_histogram& h) {
+/// The bucket lines' prefixes, then _sum's and _count's.
+std::vector<std::string> histogram_prefixes(std::string_view name, const std::string& labels,
+                                            const std::vector<double>& bounds) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i <= bounds.size(); ++i) {
+        std::string le = "le=\"";
+        if (i < bounds.size()) append_number(le, bounds[i]);
+        else le += "+Inf";
+        le += '"';
+        out.push_back(series_prefix(name, "_bucket", labels, le));
+    }
+    out.push_back(series_prefix(name, "_sum", labels));
+    out.push_back(series_prefix(name, "_count", labels));
+    return out;
+}
+
+void append_line(std::string& out, const std::string& prefix, auto value) {
+    out += prefix;
+    append_number(out, value);
+    out += '\n';
+}
+
+void append_histogram(std::string& out, const std::vector<std::string>& prefixes, const metric_histogram& h) {
     const auto counts = h.bucket_counts();
     std::uint64_t cumulative = 0;
     for (std::size_t i = 0; i < counts.size(); ++i) {
         cumulative += counts[i];
-        std::string le = "le=\"";
-        if (i < h.bounds().size()) append_number(le, h.bounds()[i]);
-        else le += "+Inf";
-        le += '"';
-        append_series_name(out, name, "_bucket", labels, le);
-        append_number(out, cumulative);
-        out += '\n';
+        append_line(out, prefixes[i], cumulative);
     }
-    append_series_name(out, name, "_sum", labels);
-    append_number(out, h.sum());
-    out += '\n';
-    append_series_name(out, name, "_count", labels);
-    append_number(out, cumulative);  // consistent with the +Inf bucket even during an observe()
-    out += '\n';
+    append_line(out, prefixes[counts.size()], h.sum());
+    append_line(out, prefixes[counts.size() + 1], cumulative);  // consistent with the +Inf bucket
 }
 
 }  // namespace
@@ -134,7 +150,12 @@ void metric_histogram::observe(double v) noexcept {
     const auto it = std::lower_bound(bounds_.begin(), bounds_.end(), v);  // first bound >= v: le is inclusive
     buckets_[static_cast<std::size_t>(it - bounds_.begin())].fetch_add(1, std::memory_order_relaxed);
     sum_.fetch_add(v, std::memory_order_relaxed);
-    count_.fetch_add(1, std::memory_order_relaxed);
+}
+
+std::uint64_t metric_histogram::count() const noexcept {
+    std::uint64_t n = 0;
+    for (std::size_t i = 0; i <= bounds_.size(); ++i) n += buckets_[i].load(std::memory_order_relaxed);
+    return n;
 }
 
 std::vector<std::uint64_t> metric_histogram::bucket_counts() const {
@@ -144,7 +165,7 @@ std::vector<std::uint64_t> metric_histogram::bucket_counts() const {
 }
 
 std::vector<double> default_seconds_buckets() {
-    return {0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 600};
+    return {0.01, 0.1, 1, 10, 60, 300, 1800};
 }
 
 metrics_registry::metrics_registry() = default;
@@ -172,7 +193,7 @@ metric_counter& metrics_registry::counter(std::string_view name, std::string_vie
     auto& f = family_for(name, help, counter_type);
     auto& s = f.series_by_labels[labels];
     if (!s.counter) {
-        s.labels_text = render_labels(name, labels);
+        s.prefixes = {series_prefix(name, "", render_labels(name, labels))};
         s.counter = std::make_unique<metric_counter>();
     }
     return *s.counter;
@@ -183,7 +204,7 @@ metric_gauge& metrics_registry::gauge(std::string_view name, std::string_view he
     auto& f = family_for(name, help, gauge_type);
     auto& s = f.series_by_labels[labels];
     if (!s.gauge) {
-        s.labels_text = render_labels(name, labels);
+        s.prefixes = {series_prefix(name, "", render_labels(name, labels))};
         s.gauge = std::make_unique<metric_gauge>();
     }
     return *s.gauge;
@@ -201,7 +222,7 @@ metric_histogram& metrics_registry::histogram(std::string_view name, std::string
         throw configuration_error("histogram \"" + std::string(name) +
                                   "\": bucket bounds must be finite and strictly ascending");
     family::series s;
-    s.labels_text = render_labels(name, labels);
+    s.prefixes = histogram_prefixes(name, render_labels(name, labels), bounds);
     s.histogram = std::make_unique<metric_histogram>(bounds);
     return *f.series_by_labels.emplace(labels, std::move(s)).first->second.histogram;
 }
@@ -209,24 +230,18 @@ metric_histogram& metrics_registry::histogram(std::string_view name, std::string
 std::string metrics_registry::metrics_text() const {
     std::string out;
     std::lock_guard lock(mutex_);
-    std::size_t series = 0;
-    for (const auto& [name, f] : families_) series += f->series_by_labels.size();
-    out.reserve(series * 96);
+    std::size_t size = 0;
+    for (const auto& [name, f] : families_)
+        for (const auto& [labels, s] : f->series_by_labels)
+            for (const auto& p : s.prefixes) size += p.size() + 24;
+    out.reserve(size);
     for (const auto& [name, f] : families_) {
         out.append("# HELP ").append(name).append(" ").append(escape_help(f->help)).append("\n");
         out.append("# TYPE ").append(name).append(" ").append(metric_type_name(f->type)).append("\n");
         for (const auto& [labels, s] : f->series_by_labels) {
-            if (s.counter) {
-                append_series_name(out, name, "", s.labels_text);
-                append_number(out, s.counter->value());
-                out += '\n';
-            } else if (s.gauge) {
-                append_series_name(out, name, "", s.labels_text);
-                append_number(out, s.gauge->value());
-                out += '\n';
-            } else if (s.histogram) {
-                append_histogram(out, name, s.labels_text, *s.histogram);
-            }
+            if (s.counter) append_line(out, s.prefixes[0], s.counter->value());
+            else if (s.gauge) append_line(out, s.prefixes[0], s.gauge->value());
+            else if (s.histogram) append_histogram(out, s.prefixes, *s.histogram);
         }
     }
     return out;

@@ -21,7 +21,7 @@ void scheduler::impl::instrument(task_runtime& t) {
     t.duration = &m.histogram("shedlock_task_duration_seconds", "Run time of task bodies that ran (succeeded or failed)",
                               task);
     t.lateness = &m.histogram("shedlock_task_lateness_seconds", "Start of a firing minus its scheduled time", task,
-                              {0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30});
+                              {0.01, 0.1, 1, 10});
     t.last_success = &m.gauge("shedlock_task_last_success_timestamp_seconds",
                               "When the task last succeeded on this instance (Unix time; 0: not yet)", task);
     t.next_fire = &m.gauge("shedlock_task_next_fire_timestamp_seconds",

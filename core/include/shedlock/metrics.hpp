@@ -49,17 +49,18 @@ public:
     const std::vector<double>& bounds() const noexcept { return bounds_; }
     /// Per-bucket (not cumulative) counts; the last is the +Inf bucket.
     std::vector<std::uint64_t> bucket_counts() const;
-    std::uint64_t count() const noexcept { return count_.load(std::memory_order_relaxed); }
+    /// The sum of the bucket counts.
+    std::uint64_t count() const noexcept;
     double sum() const noexcept { return sum_.load(std::memory_order_relaxed); }
 
 private:
     std::vector<double> bounds_;
     std::unique_ptr<std::atomic<std::uint64_t>[]> buckets_;  // bounds_.size() + 1
-    std::atomic<std::uint64_t> count_{0};
     std::atomic<double> sum_{0};
 };
 
-/// Bucket bounds in seconds for durations from a millisecond to ten minutes.
+/// Bucket bounds in seconds for task durations, from 10 ms to 30 minutes (7 buckets: each is a
+/// line per task in every scrape).
 std::vector<double> default_seconds_buckets();
 
 /// Holds every metric of one process (or one test) by name and labels, and renders them in the
