@@ -2,6 +2,7 @@
 // 1. The executor's lock cycle (try_lock, empty body, unlock) on the memory provider with metrics
 //    off and on, in the same run: interleaved slices (the order alternates), per-slice medians,
 //    and the on/off ratio of each pair of neighbouring slices, so machine load drifts cancel.
+//    With SQLite built, the same on the SQLite provider (a cycle a real deployment pays).
 // 2. A scrape with 10,000 tasks: a running scheduler with 10,000 (yearly) tasks whose locks have
 //    all been taken once, so every series the scheduler and executor create exists; the time of
 //    metrics_text() and of GET /metrics on the status server over loopback.
@@ -10,6 +11,9 @@
 #include <shedlock/memory_run_store.hpp>
 #include <shedlock/metrics.hpp>
 #include <shedlock/providers/memory_lock_provider.hpp>
+#ifdef SHEDLOCK_BENCH_SQLITE
+#include <shedlock/providers/sqlite_lock_provider.hpp>
+#endif
 #include <shedlock/scheduler.hpp>
 #include <shedlock/status_server.hpp>
 
@@ -47,11 +51,10 @@ double slice_ns(locking_task_executor& executor, const lock_configuration& confi
     return std::chrono::duration<double, std::nano>(clock_type::now() - start).count() / cycles;
 }
 
-void executor_cycles(int slices, int cycles) {
-    providers::memory_lock_provider provider;
+void executor_cycles(lock_provider& provider, const char* name, int slices, int cycles) {
     metrics_registry metrics;
     locking_task_executor plain(provider);
-    locking_task_executor measured(provider, metrics, "memory");
+    locking_task_executor measured(provider, metrics, name);
     const lock_configuration config{"bench-cycle", std::chrono::seconds{60}};
     slice_ns(plain, config, cycles);  // warm-up of both paths
     slice_ns(measured, config, cycles);
@@ -69,7 +72,7 @@ void executor_cycles(int slices, int cycles) {
         on.push_back(b);
         ratio.push_back(b / a);
     }
-    std::printf("executor cycle on the memory provider (%d interleaved slices of %d cycles)\n", slices, cycles);
+    std::printf("executor cycle on the %s provider (%d interleaved slices of %d cycles)\n", name, slices, cycles);
     print_stat("metrics off", off, "ns/cycle");
     print_stat("metrics on", on, "ns/cycle");
     print_stat("on/off (paired slices)", ratio, "x");
@@ -141,7 +144,15 @@ int main(int argc, char** argv) {
     const int slices = argc > 1 ? std::stoi(argv[1]) : 41;
     const int cycles = argc > 2 ? std::stoi(argv[2]) : 20000;
     const int tasks = argc > 3 ? std::stoi(argv[3]) : 10000;
-    executor_cycles(slices, cycles);
+    providers::memory_lock_provider memory;
+    executor_cycles(memory, "memory", slices, cycles);
+#ifdef SHEDLOCK_BENCH_SQLITE
+    providers::sqlite_options o;
+    o.path = "metrics_overhead.db";
+    o.create_schema_if_missing = true;
+    auto sqlite = providers::make_sqlite_lock_provider(o);
+    executor_cycles(*sqlite, "sqlite", 11, std::max(cycles / 50, 100));
+#endif
     scrape(tasks, 15);
     return 0;
 }

@@ -5,6 +5,8 @@
 
 #include <shedlock/duration.hpp>
 
+#include <algorithm>
+
 namespace shedlock::detail {
 namespace {
 
@@ -88,7 +90,16 @@ std::string status_page(const status_snapshot& s, const std::string& backend) {
     out += "<input id=\"filter\" placeholder=\"filter tasks\" aria-label=\"filter tasks\">"
            "<table id=\"tasks\"><thead><tr><th>task</th><th>schedule</th><th>next fire (UTC)</th><th>last</th>"
            "<th>recent runs</th><th>holder</th><th>lease left</th><th>flags</th><th>last message</th></tr></thead><tbody>\n";
-    for (const auto& t : s.tasks) append_row(out, s, t);
+    // Problems first (last run failed, stale lock), then in registration order: with a thousand
+    // tasks the rows that need a look are on the first screen.
+    std::vector<const task_status*> rows;
+    for (const auto& t : s.tasks) rows.push_back(&t);
+    std::stable_partition(rows.begin(), rows.end(), [&s](const task_status* t) {
+        const auto* l = s.lock_of(*t);
+        return (l && l->stale) || (!t->recent.empty() && (t->recent.back().outcome == run_outcome::failed ||
+                                                          t->recent.back().outcome == run_outcome::lock_error));
+    });
+    for (const auto* t : rows) append_row(out, s, *t);
     out += "</tbody></table></div>\n<script>document.getElementById('filter').addEventListener('input',function(e){"
            "var q=e.target.value.toLowerCase();document.querySelectorAll('#tasks tbody tr').forEach(function(r){"
            "r.style.display=r.dataset.task.toLowerCase().indexOf(q)<0?'none':''})})</script></body></html>\n";

@@ -123,6 +123,7 @@ TEST_CASE("status server: every endpoint answers on a real socket", "[status_ser
     CHECK(page.status == 200);
     CHECK(page.headers.at("content-type") == "text/html; charset=utf-8");
     CHECK(contains(page.body, "<tr data-task=\"ok\">"));
+    CHECK(page.body.find("<tr data-task=\"bad\">") < page.body.find("<tr data-task=\"ok\">"));  // problems first
     CHECK(contains(page.body, "class=\"badge last o-failed\">failed</span>"));
     CHECK_FALSE(contains(page.body, "hunter2"));
     CHECK_FALSE(contains(page.body, "http://"));  // self-contained: nothing loaded from elsewhere
