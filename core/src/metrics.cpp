@@ -117,14 +117,14 @@ void append_line(std::string& out, const std::string& prefix, auto value) {
 }
 
 void append_histogram(std::string& out, const std::vector<std::string>& prefixes, const metric_histogram& h) {
-    const auto counts = h.bucket_counts();
+    const std::size_t buckets = prefixes.size() - 2;  // the bounds and +Inf
     std::uint64_t cumulative = 0;
-    for (std::size_t i = 0; i < counts.size(); ++i) {
-        cumulative += counts[i];
+    for (std::size_t i = 0; i < buckets; ++i) {
+        cumulative += h.bucket_count(i);
         append_line(out, prefixes[i], cumulative);
     }
-    append_line(out, prefixes[counts.size()], h.sum());
-    append_line(out, prefixes[counts.size() + 1], cumulative);  // consistent with the +Inf bucket
+    append_line(out, prefixes[buckets], h.sum());
+    append_line(out, prefixes[buckets + 1], cumulative);  // consistent with the +Inf bucket
 }
 
 }  // namespace
@@ -229,6 +229,12 @@ metric_histogram& metrics_registry::histogram(std::string_view name, std::string
 
 std::string metrics_registry::metrics_text() const {
     std::string out;
+    metrics_text(out);
+    return out;
+}
+
+void metrics_registry::metrics_text(std::string& out) const {
+    out.clear();
     std::lock_guard lock(mutex_);
     std::size_t size = 0;
     for (const auto& [name, f] : families_)
@@ -244,7 +250,6 @@ std::string metrics_registry::metrics_text() const {
             else if (s.histogram) append_histogram(out, s.prefixes, *s.histogram);
         }
     }
-    return out;
 }
 
 }  // namespace shedlock

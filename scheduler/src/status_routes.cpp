@@ -82,6 +82,20 @@ http_answer runs(scheduler& s, const std::map<std::string, std::string>& q) {
 
 }  // namespace
 
+std::string body_buffers::take() {
+    std::lock_guard lock(mutex_);
+    if (spare_.empty()) return {};
+    auto body = std::move(spare_.back());
+    spare_.pop_back();
+    return body;
+}
+
+void body_buffers::give(std::string body) {
+    if (body.capacity() < (1u << 20)) return;  // small bodies: the allocator does fine
+    std::lock_guard lock(mutex_);
+    if (spare_.size() < 2) spare_.push_back(std::move(body));
+}
+
 http_answer status_routes::answer(const std::string& method, const std::string& target,
                                   const std::string& authorization) const {
     const auto question = target.find('?');
@@ -96,7 +110,9 @@ http_answer status_routes::answer(const std::string& method, const std::string& 
     }
     if (path == "/metrics") {
         if (!metrics) return {404, "text/plain; charset=utf-8", "no metrics registry\n"};
-        return {200, "text/plain; version=0.0.4; charset=utf-8", metrics->metrics_text()};
+        auto body = buffers->take();
+        metrics->metrics_text(body);
+        return {200, "text/plain; version=0.0.4; charset=utf-8", std::move(body)};
     }
     if (path == "/api/runs")
         return runs(tasks, query_of(question == std::string::npos ? std::string_view{} : std::string_view(target).substr(question + 1)));

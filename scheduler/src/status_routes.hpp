@@ -4,7 +4,10 @@
 
 #include <shedlock/status_server.hpp>
 
+#include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 namespace shedlock::detail {
 
@@ -15,10 +18,22 @@ struct http_answer {
     bool challenge = false;  ///< add `WWW-Authenticate: Bearer`
 };
 
+/// Large response bodies handed back after they were sent, so the next scrape reuses the memory.
+class body_buffers {
+public:
+    std::string take();
+    void give(std::string body);
+
+private:
+    std::mutex mutex_;
+    std::vector<std::string> spare_;
+};
+
 struct status_routes {
     scheduler& tasks;
     metrics_registry* metrics;
     status_server_options options;
+    std::shared_ptr<body_buffers> buffers = std::make_shared<body_buffers>();
 
     /// Answers one request; `authorization` is the Authorization header (may be empty). Calls the
     /// backend for /healthz, /, /api/*: run it off the timer thread.

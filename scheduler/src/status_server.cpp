@@ -80,6 +80,7 @@ private:
         if (head) response_->body().clear();  // keeps the Content-Length of the GET
         stream_.expires_after(std::chrono::seconds{30});
         http::async_write(stream_, *response_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+            self->state_->routes.buffers->give(std::move(self->response_->body()));
             if (ec || !self->response_->keep_alive() || self->state_->closed) {
                 beast::error_code ignored;
                 self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);

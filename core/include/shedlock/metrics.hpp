@@ -49,6 +49,8 @@ public:
     const std::vector<double>& bounds() const noexcept { return bounds_; }
     /// Per-bucket (not cumulative) counts; the last is the +Inf bucket.
     std::vector<std::uint64_t> bucket_counts() const;
+    /// Bucket `i` of bucket_counts(), without the vector.
+    std::uint64_t bucket_count(std::size_t i) const noexcept { return buckets_[i].load(std::memory_order_relaxed); }
     /// The sum of the bucket counts.
     std::uint64_t count() const noexcept;
     double sum() const noexcept { return sum_.load(std::memory_order_relaxed); }
@@ -89,6 +91,10 @@ public:
     /// Every family sorted by name, its series sorted by labels, in the text format 0.0.4
     /// (`Content-Type: text/plain; version=0.0.4`). Label values and help texts are escaped.
     std::string metrics_text() const;
+    /// The same text into `out` (cleared first), reusing its capacity: a server that scrapes
+    /// often keeps one buffer and spares the allocator (and the page faults) a large string per
+    /// scrape.
+    void metrics_text(std::string& out) const;
 
 private:
     struct family;
