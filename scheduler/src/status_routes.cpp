@@ -46,9 +46,9 @@ std::map<std::string, std::string> query_of(std::string_view query) {
     return out;
 }
 
-http_answer json(std::string body) { return {200, "application/json", std::move(body)}; }
+http_answer json_answer(std::string body) { return {200, "application/json", std::move(body)}; }
 
-http_answer health(scheduler& s) {
+http_answer health_answer(scheduler& s) {
     if (!s.running()) return {503, "text/plain; charset=utf-8", "unavailable: the scheduler is not running\n"};
     try {
         (void)s.provider().list_locks();
@@ -59,7 +59,7 @@ http_answer health(scheduler& s) {
     return {200, "text/plain; charset=utf-8", "ok\n"};
 }
 
-http_answer runs(scheduler& s, const std::map<std::string, std::string>& q) {
+http_answer runs_answer(scheduler& s, const std::map<std::string, std::string>& q) {
     std::size_t limit = 20;
     if (const auto it = q.find("limit"); it != q.end()) {
         const auto& v = it->second;
@@ -74,7 +74,7 @@ http_answer runs(scheduler& s, const std::map<std::string, std::string>& q) {
             return {404, "application/json", "{\"error\":" + json_string("no task named \"" + task + "\"") + "}"};
     }
     try {
-        return json(runs_json(s, task, limit));
+        return json_answer(runs_json(s, task, limit));
     } catch (const std::exception& e) {
         return {503, "application/json", "{\"error\":" + json_string(redact_uri_passwords(e.what())) + "}"};
     }
@@ -101,7 +101,7 @@ http_answer status_routes::answer(const std::string& method, const std::string& 
     const auto question = target.find('?');
     const std::string path = target.substr(0, question);
     if (method != "GET" && method != "HEAD") return {405, "text/plain; charset=utf-8", "only GET and HEAD\n"};
-    if (path == "/healthz") return health(tasks);
+    if (path == "/healthz") return health_answer(tasks);
     if (!options.bearer_token.empty()) {
         const std::string prefix = "Bearer ";
         const bool ok = authorization.size() > prefix.size() && authorization.compare(0, prefix.size(), prefix) == 0 &&
@@ -115,13 +115,13 @@ http_answer status_routes::answer(const std::string& method, const std::string& 
         return {200, "text/plain; version=0.0.4; charset=utf-8", std::move(body)};
     }
     if (path == "/api/runs")
-        return runs(tasks, query_of(question == std::string::npos ? std::string_view{} : std::string_view(target).substr(question + 1)));
-    if (path == "/api/tasks") return json(tasks_json(take_snapshot(tasks)));
+        return runs_answer(tasks, query_of(question == std::string::npos ? std::string_view{} : std::string_view(target).substr(question + 1)));
+    if (path == "/api/tasks") return json_answer(tasks_json(take_snapshot(tasks)));
     if (path == "/api/locks") {
         const auto snapshot = take_snapshot(tasks);
         if (!snapshot.locks_error.empty())
             return {503, "application/json", "{\"error\":" + json_string(snapshot.locks_error) + "}"};
-        return json(locks_json(snapshot));
+        return json_answer(locks_json(snapshot));
     }
     if (path == "/" || path == "/index.html")
         return {200, "text/html; charset=utf-8", status_page(take_snapshot(tasks), options.backend)};

@@ -67,7 +67,7 @@ struct served_scheduler {
             throw std::runtime_error("cannot reach postgresql://app:hunter2@db:5432/x");
         }, fixed_rate(20ms), lock_at_most_for("PT10S")));
         s->add(make_task("slow", [](task_context& ctx) {
-            for (int i = 0; i < 400 && !ctx.cancellation_requested(); ++i) std::this_thread::sleep_for(5ms);
+            for (int i = 0; i < 4000 && !ctx.cancellation_requested(); ++i) std::this_thread::sleep_for(5ms);
         }, fixed_rate(1h), lock_at_most_for("PT1M")));
         s->start();
     }
