@@ -164,7 +164,7 @@ TEST_CASE("status server: /healthz is 503 with the reason when the backend is do
     CHECK(http_get(server->port(), "/").status == 200);  // the page still shows the tasks
 }
 
-TEST_CASE("status server: a port in use and bad addresses are clear errors; scheduling goes on", "[status_server]") {
+TEST_CASE("status server: a port in use and bad addresses are clear errors and scheduling goes on", "[status_server]") {
     served_scheduler app;
     auto first = serve_status(*app.s, &app.metrics, listen_on("127.0.0.1"));
     CHECK_THROWS_WITH(serve_status(*app.s, &app.metrics, listen_on("127.0.0.1", first->port())),
