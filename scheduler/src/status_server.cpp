@@ -9,6 +9,7 @@
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
@@ -27,8 +28,9 @@ class http_session;
 /// Shared by the acceptor's and the sessions' handlers; closed on the io thread.
 struct http_server_state {
     http_server_state(boost::asio::io_context& io, detail::status_routes r, boost::asio::thread_pool& w)
-        : acceptor(io), routes(std::move(r)), workers(&w) {}
+        : acceptor(io), retry(io), routes(std::move(r)), workers(&w) {}
     tcp::acceptor acceptor;
+    boost::asio::steady_timer retry;  // after a failed accept
     detail::status_routes routes;
     boost::asio::thread_pool* workers;
     bool closed = false;                              // io thread only (or with the io stopped)
@@ -102,6 +104,7 @@ void http_server_state::close() {
     closed = true;
     beast::error_code ignored;
     acceptor.close(ignored);
+    retry.cancel();
     for (auto& s : sessions)
         if (auto live = s.lock()) live->close();
     sessions.clear();
@@ -110,12 +113,19 @@ void http_server_state::close() {
 void accept_next(const std::shared_ptr<http_server_state>& state) {
     state->acceptor.async_accept([state](beast::error_code ec, tcp::socket socket) {
         if (state->closed) return;
-        if (!ec) {
-            auto session = std::make_shared<http_session>(std::move(socket), state);
-            std::erase_if(state->sessions, [](const auto& w) { return w.expired(); });
-            state->sessions.push_back(session);
-            session->read();
+        if (ec) {
+            // E.g. out of file descriptors: retry a little later instead of spinning on the timer
+            // thread, which the scheduler's timers share.
+            state->retry.expires_after(std::chrono::milliseconds{100});
+            state->retry.async_wait([state](beast::error_code) {
+                if (!state->closed) accept_next(state);
+            });
+            return;
         }
+        auto session = std::make_shared<http_session>(std::move(socket), state);
+        std::erase_if(state->sessions, [](const auto& w) { return w.expired(); });
+        state->sessions.push_back(session);
+        session->read();
         accept_next(state);
     });
 }
