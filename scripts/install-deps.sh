@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages shedlock-cpp needs to build, test and run its demo, and to build
 # and test its own Debian packages (dpkg-dev, file; man-db renders the manual page); faketime
-# gives the chaos suite its client clock faults; chromium renders `shedlock bench --svg` in its
-# end-to-end test.
+# gives the chaos suite its client clock faults; chromium renders `shedlock bench --svg` and the
+# status page in end-to-end tests; prometheus (promtool and the server) and curl test the
+# daemon's /metrics and alert rules (tests/observability).
 # Each provider lists its own client library and server in providers/<name>/debian-packages.
 # Quiet and quick when everything is already there.
 set -euo pipefail
@@ -15,7 +16,7 @@ packages=(
   openssl
   dpkg-dev file man-db
   faketime
-  chromium
+  prometheus chromium curl
 )
 for list in providers/*/debian-packages; do
   # shellcheck disable=SC2207  # package names have no spaces

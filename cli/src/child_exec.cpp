@@ -18,7 +18,7 @@ namespace shedlock::cli {
 namespace {
 
 /// The variables the tool itself reads: never handed to the command.
-constexpr std::string_view always_removed[] = {"SHEDLOCK_PROVIDER"};
+constexpr std::string_view always_removed[] = {"SHEDLOCK_PROVIDER", "SHEDLOCK_HTTP_TOKEN"};
 
 std::string_view name_of(std::string_view entry) { return entry.substr(0, entry.find('=')); }
 

@@ -2,6 +2,7 @@
 // firing runs on one instance of the cluster.
 #include "daemon_command.hpp"
 
+#include "daemon_http.hpp"
 #include "daemon_tasks.hpp"
 #include "exit_codes.hpp"
 #include "log.hpp"
@@ -66,16 +67,20 @@ int daemon_command(const daemon_options& o) {
     run_store_request store_request{true, {}};
     store_request.retention.max_per_task = config.run_retention;
     auto runs = open_run_store(uri, store_request);
+    metrics_registry metrics;
     auto options = scheduler_options_from(config);
     std::unique_ptr<idempotency_store> claims;  // only when a task has an idempotency_key
     for (const auto& t : tasks)
         if (!t.idempotency_key.empty() && !claims) claims = open_idempotency_store(uri, {.create_schema = true}, registry());
     options.claims = claims.get();
     options.warn = [](const std::string& message) { log(log_level::warn, message); };
+    options.metrics = &metrics;
+    options.provider_name = parse_provider_uri(uri).scheme;
     scheduler daemon(*locks.provider, *runs, options);
     for (const auto& t : tasks) daemon.add(t);
     daemon.start();
     log(log_level::info, "daemon started: " + std::to_string(tasks.size()) + " task(s) on " + locks.display);
+    const auto http = o.http.empty() ? nullptr : start_daemon_http(daemon, metrics, o.http, locks.display);
     int sig = 0;
     ::sigwait(&stop_signals, &sig);
     log(log_level::info, std::string("signal ") + ::strsignal(sig) + ": stopping (grace " + o.grace + ")");

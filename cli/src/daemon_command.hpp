@@ -12,6 +12,7 @@ struct daemon_options {
     bool dry_run = false;
     std::size_t count = 5;
     std::string grace = "PT30S";
+    std::string http;  ///< host:port of the status server; empty: none
 };
 
 /// Runs the scheduler until SIGTERM/SIGINT/SIGHUP (or prints the fire times with dry_run); the

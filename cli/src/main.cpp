@@ -112,6 +112,8 @@ void add_daemon_command(CLI::App& app, int& exit_status) {
     cmd->add_flag("--dry-run", o->dry_run, "Print each task's next fire times and lock names, run nothing");
     cmd->add_option("--count", o->count, "Fire times per task for --dry-run (default 5)");
     cmd->add_option("--grace", o->grace, "On SIGTERM/SIGINT: how long running commands get (default PT30S)");
+    cmd->add_option("--http", o->http, "Serve /metrics, /healthz, /api/* and a status page on host:port "
+                                       "(e.g. 127.0.0.1:9464; bearer token from $SHEDLOCK_HTTP_TOKEN)");
     cmd->footer("\nEvery host runs the same daemon with the same file; each firing runs once in the cluster.\n"
                 "SIGTERM/SIGINT: no new firings, running commands get SIGTERM and --grace, locks are released.\n"
                 "Examples:\n  shedlock daemon -c /etc/shedlock.toml --dry-run\n  shedlock daemon -c /etc/shedlock.toml");

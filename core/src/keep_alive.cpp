@@ -2,8 +2,8 @@
 
 namespace shedlock::detail {
 
-keep_alive::keep_alive(task_context& context, std::chrono::milliseconds at_most)
-    : thread_([this, &context, at_most] { run(context, at_most); }) {}
+keep_alive::keep_alive(task_context& context, std::chrono::milliseconds at_most, metric_counter* extensions)
+    : extensions_(extensions), thread_([this, &context, at_most] { run(context, at_most); }) {}
 
 keep_alive::~keep_alive() {
     {
@@ -23,6 +23,7 @@ void keep_alive::run(task_context& context, std::chrono::milliseconds at_most) {
         const bool extended = context.extend(at_most);
         lock.lock();
         if (!extended) return;  // extend() marked the context lock_lost and cancelled
+        if (extensions_) extensions_->inc();
     }
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Watchdog that extends a running task's lock every lock_at_most_for / 2.
 
+#include <shedlock/metrics.hpp>
 #include <shedlock/task_context.hpp>
 
 #include <chrono>
@@ -12,7 +13,8 @@ namespace shedlock::detail {
 
 class keep_alive {
 public:
-    keep_alive(task_context& context, std::chrono::milliseconds at_most);
+    /// `extensions` (may be null) counts each successful extension.
+    keep_alive(task_context& context, std::chrono::milliseconds at_most, metric_counter* extensions = nullptr);
     ~keep_alive();  // stops and joins
     keep_alive(const keep_alive&) = delete;
     keep_alive& operator=(const keep_alive&) = delete;
@@ -20,6 +22,7 @@ public:
 private:
     void run(task_context& context, std::chrono::milliseconds at_most);
 
+    metric_counter* extensions_;
     std::mutex mutex_;
     std::condition_variable wake_;
     bool stop_ = false;

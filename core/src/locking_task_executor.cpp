@@ -1,3 +1,4 @@
+#include "executor_metrics.hpp"
 #include "held_locks.hpp"
 #include "keep_alive.hpp"
 
@@ -77,7 +78,15 @@ void run_task(const locked_task& task, task_context& context, execution_result& 
         run_body(task, context, result);
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 }  // namespace
+
+locking_task_executor::locking_task_executor(lock_provider& provider, metrics_registry& metrics,
+                                             const std::string& provider_name)
+    : provider_(&provider), metrics_(std::make_shared<detail::executor_metrics>(metrics, provider_name)) {}
 
 const char* to_string(run_outcome outcome) noexcept {
     switch (outcome) {
@@ -109,16 +118,31 @@ execution_result locking_task_executor::execute(const locked_task& task, const l
         result.counters = context.counters();
         return result;
     }
+    const detail::lock_instruments* instruments = metrics_ ? &metrics_->for_lock(config.name()) : nullptr;
+    const auto started = instruments ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     std::optional<lock_handle> handle;
     try {
         handle = provider_->try_lock(config);
     } catch (const storage_error& e) {
+        if (instruments) {
+            metrics_->acquire_seconds.observe(seconds_since(started));
+            instruments->error->inc();
+        }
         return execution_result{run_outcome::lock_error, e.what(), std::nullopt, false, {}};
+    }
+    if (instruments) {
+        metrics_->acquire_seconds.observe(seconds_since(started));
+        (handle ? instruments->acquired : instruments->held)->inc();
     }
     if (!handle)
         return execution_result{run_outcome::skipped_locked, "lock \"" + config.name() + "\" is held elsewhere",
                                 std::nullopt, false, {}};
-    return run_locked(task, std::move(*handle), config, options);
+    if (!instruments) return run_locked(task, std::move(*handle), config, options);
+    instruments->held_here->add(1);
+    auto result = run_locked(task, std::move(*handle), config, options);
+    instruments->held_here->add(-1);
+    if (result.lock_lost) metrics_->lock_lost.inc();
+    return result;
 }
 
 execution_result locking_task_executor::run_locked(const locked_task& task, lock_handle handle,
@@ -130,7 +154,8 @@ execution_result locking_task_executor::run_locked(const locked_task& task, lock
     {
         detail::held_lock_scope held(config.name());
         std::unique_ptr<detail::keep_alive> watchdog;
-        if (options.keep_alive) watchdog = std::make_unique<detail::keep_alive>(context, config.lock_at_most_for());
+        if (options.keep_alive) watchdog = std::make_unique<detail::keep_alive>(
+                context, config.lock_at_most_for(), metrics_ ? &metrics_->keepalive_extensions : nullptr);
         run_task(task, context, result, options, config.lock_at_most_for());
     }  // watchdog joined: no extension can race the unlock below
     result.lock_lost = context.lock_lost();

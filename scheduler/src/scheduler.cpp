@@ -13,7 +13,8 @@ scheduler::impl::impl(lock_provider& l, run_store& r, scheduler_options o)
       runs(r),
       options(std::move(o)),
       wall(options.clock ? *options.clock : system_clock::instance()),
-      executor(l) {
+      executor(options.metrics ? locking_task_executor(l, *options.metrics, options.provider_name)
+                               : locking_task_executor(l)) {
     if (options.instance.empty()) options.instance = instance_id();
 }
 
@@ -51,6 +52,7 @@ void scheduler::start() {
     for (auto& p : prepared) {
         s.tasks.push_back(std::make_unique<task_runtime>(std::move(p)));
         auto& t = *s.tasks.back();
+        s.instrument(t);
         if (!t.task.active) continue;
         if (const auto first = t.task.timing.first(now)) firsts.emplace_back(&t, *first);
     }
@@ -66,7 +68,11 @@ void scheduler::stop(std::chrono::milliseconds grace) {
     auto& s = *impl_;
     if (!s.started.load() || s.stopped.exchange(true)) return;
     s.stopping.store(true);
-    boost::asio::post(s.io, [&s] { s.timer.cancel(); });
+    boost::asio::post(s.io, [&s] {
+        s.timer.cancel();
+        std::lock_guard lock(s.hooks_mutex);
+        for (auto& hook : s.stop_hooks) hook();
+    });
     s.work.reset();
     s.timer_thread.join();  // returns once the cancelled wait has completed
     std::vector<std::string> still_running;

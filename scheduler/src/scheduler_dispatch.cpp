@@ -44,6 +44,7 @@ void scheduler::impl::run_one(const firing& f) {
     if (f.overlaps) {  // leaves `running` to the run in flight
         auto r = skipped_running(t, f.at);
         record(r);
+        observe(t, r);
         if (f.manual) f.manual->set_value(r);
         return;
     }

@@ -59,6 +59,7 @@ std::optional<run_record> scheduler::impl::run_firing(task_runtime& t, timestamp
     }
     r.finished_at = wall.now();
     record(r);
+    observe(t, r);
     check_duration(t, r);
     return r;
 }

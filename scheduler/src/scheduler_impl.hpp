@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <deque>
 #include <future>
 #include <map>
 #include <memory>
@@ -35,6 +36,14 @@ struct task_runtime {
     std::mutex context_mutex;
     task_context* context = nullptr;   // of the running body, for cancellation at stop()
     std::atomic<bool> warned_long_run{false};
+    std::atomic<std::int64_t> next_fire_ms{-1};  // epoch ms of `due`, readable from any thread
+    mutable std::mutex recent_mutex;
+    std::deque<run_summary> recent;  // newest last
+    // Instruments resolved at start() (null without a registry).
+    metric_histogram* duration = nullptr;
+    metric_histogram* lateness = nullptr;
+    metric_gauge* last_success = nullptr;
+    metric_gauge* next_fire = nullptr;
 };
 
 using run_promise = std::shared_ptr<std::promise<run_record>>;
@@ -94,6 +103,10 @@ struct scheduler::impl {
     void warn_from_history(const std::vector<detail::prepared_task>& tasks);
     void warn(const std::string& message) const;
     void begin_jobs(std::size_t n);  // drain() counts them done, once per worker and batch
+    // metrics and status (scheduler_status.cpp)
+    void instrument(task_runtime& t);
+    void observe(task_runtime& t, const run_record& r);
+    void set_next_fire(task_runtime& t, std::optional<timestamp> at);
 
     lock_provider& locks;
     run_store& runs;
@@ -123,6 +136,13 @@ struct scheduler::impl {
     std::size_t jobs = 0;
     std::atomic<std::uint64_t> firings{0};
     std::atomic<std::uint64_t> missed{0};
+    std::mutex hooks_mutex;
+    std::vector<std::function<void()>> stop_hooks;
+};
+
+/// The parts of a scheduler that other files of this component use (the status server).
+struct detail::scheduler_access {
+    static boost::asio::io_context& io(scheduler& s) { return s.impl_->io; }
 };
 
 }  // namespace shedlock

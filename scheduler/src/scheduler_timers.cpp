@@ -12,6 +12,7 @@ void scheduler::impl::arm(task_runtime& t, timestamp at) {
     if (t.due) disarm(t);  // re-arming replaces the task's pending firing
     t.due = at;
     queue[at].push_back(&t);
+    set_next_fire(t, at);
     if (!waking && (!timer_at || at < *timer_at)) set_timer(at);
 }
 

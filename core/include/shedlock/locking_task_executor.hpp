@@ -9,10 +9,16 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace shedlock {
+
+class metrics_registry;
+namespace detail {
+class executor_metrics;
+}
 
 /// How one execution ended.
 enum class run_outcome {
@@ -78,10 +84,18 @@ using locked_task = std::function<void(task_context&)>;
 /// Re-entrancy: when the current thread already holds `config.name()` through an executor, the
 /// task runs directly without locking again.
 ///
+/// Metrics: with a registry, every execute() counts `shedlock_lock_attempts_total{lock,outcome}`
+/// (acquired, held, error), times try_lock into `shedlock_lock_acquire_seconds{provider}`, keeps
+/// `shedlock_lock_held{lock}` at 1 while the body runs, and counts
+/// `shedlock_keepalive_extensions_total` and `shedlock_lock_lost_total`. The registry must outlive
+/// the executor.
+///
 /// Thread safety: safe for concurrent use; each execute() is independent.
 class locking_task_executor {
 public:
     explicit locking_task_executor(lock_provider& provider) : provider_(&provider) {}
+    /// `provider_name` is the `provider` label of the acquire histogram (e.g. the URI scheme).
+    locking_task_executor(lock_provider& provider, metrics_registry& metrics, const std::string& provider_name);
 
     execution_result execute(const locked_task& task, const lock_configuration& config,
                              const execute_options& options = {});
@@ -91,6 +105,7 @@ private:
                                 const lock_configuration& config, const execute_options& options);
 
     lock_provider* provider_;
+    std::shared_ptr<detail::executor_metrics> metrics_;  // null: no metrics
 };
 
 }  // namespace shedlock

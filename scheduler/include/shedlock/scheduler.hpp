@@ -4,6 +4,7 @@
 
 #include <shedlock/lock_provider.hpp>
 #include <shedlock/idempotency_store.hpp>
+#include <shedlock/metrics.hpp>
 #include <shedlock/run_store.hpp>
 #include <shedlock/task_registry.hpp>
 
@@ -13,8 +14,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace shedlock {
+namespace detail {
+struct scheduler_access;
+}
 
 struct scheduler_options {
     /// Threads that make lock calls, run task bodies and write run records. Never the timer thread.
@@ -36,6 +41,34 @@ struct scheduler_options {
     idempotency_store* claims = nullptr;
     /// Grace the destructor gives running tasks when stop() was not called.
     std::chrono::milliseconds destructor_grace = std::chrono::seconds{30};
+    /// Where the scheduler and its executor count (see docs/observability.md); null: nowhere.
+    /// Must outlive the scheduler.
+    metrics_registry* metrics = nullptr;
+    /// The `provider` label of shedlock_lock_acquire_seconds (e.g. the URI scheme).
+    std::string provider_name = "unknown";
+};
+
+/// One finished firing as this instance saw it (for status pages).
+struct run_summary {
+    timestamp scheduled_at{};
+    timestamp started_at{};
+    timestamp finished_at{};
+    run_outcome outcome = run_outcome::succeeded;
+    std::string message;
+};
+
+/// A task as the running scheduler sees it now.
+struct task_status {
+    std::string name;
+    std::string schedule;   ///< trigger::describe()
+    std::string lock_name;  ///< rendered for the next (or last) firing
+    std::chrono::milliseconds lock_at_most_for{0};
+    bool enabled = true;
+    bool running = false;   ///< a firing is in flight on this instance
+    std::optional<timestamp> next_fire;
+    /// This instance's last firings, oldest first (at most task_status::recent_capacity).
+    std::vector<run_summary> recent;
+    static constexpr std::size_t recent_capacity = 20;
 };
 
 /// Counters of one scheduler since start().
@@ -87,9 +120,20 @@ public:
     run_record run_now(const std::string& task);
 
     scheduler_stats stats() const;
+    /// Every task with its schedule, next firing and recent runs; empty before start().
+    std::vector<task_status> task_statuses() const;
+    /// The wall clock the scheduler uses.
+    const shedlock::clock& wall_clock() const noexcept;
+    /// The lock provider and run store it was given.
+    lock_provider& provider() const noexcept;
+    run_store& runs() const noexcept;
+    /// `hook` runs on the timer thread when stop() begins (e.g. to close a server that shares the
+    /// io_context). Safe from any thread.
+    void on_stop(std::function<void()> hook);
     bool running() const noexcept;
 
 private:
+    friend struct detail::scheduler_access;  // the status server, in this component
     struct impl;
     std::unique_ptr<impl> impl_;
 };

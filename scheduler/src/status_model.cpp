@@ -1,0 +1,115 @@
+#include "status_model.hpp"
+#include "status_text.hpp"
+
+namespace shedlock::detail {
+namespace {
+
+std::string optional_time(const std::optional<timestamp>& t) { return t ? json_string(iso_utc(*t)) : "null"; }
+
+void append_run(std::string& out, const run_summary& r) {
+    out += "{\"outcome\":" + json_string(to_string(r.outcome)) + ",\"scheduled_at\":" + json_string(iso_utc(r.scheduled_at)) +
+           ",\"started_at\":" + json_string(iso_utc(r.started_at)) + ",\"finished_at\":" +
+           json_string(iso_utc(r.finished_at)) + ",\"message\":" + json_string(redact_uri_passwords(r.message)) + "}";
+}
+
+void append_lock(std::string& out, const lock_view& l) {
+    const auto& r = l.record;
+    out += "{\"name\":" + json_string(r.name) + ",\"locked_by\":" + json_string(r.locked_by) +
+           ",\"locked_at\":" + json_string(iso_utc(r.locked_at)) + ",\"lock_until\":" +
+           (r.lock_until == timestamp::max() ? std::string("null") : json_string(iso_utc(r.lock_until))) +
+           ",\"held\":" + (l.held ? "true" : "false") + ",\"remaining_ms\":" + std::to_string(l.remaining.count()) +
+           ",\"fencing_token\":" + (r.fencing_token ? std::to_string(*r.fencing_token) : "null") +
+           ",\"stale\":" + (l.stale ? "true" : "false") + ",\"unreadable\":" + json_string(r.unreadable) + "}";
+}
+
+}  // namespace
+
+const lock_view* status_snapshot::lock_of(const task_status& t) const {
+    const auto it = lock_index.find(t.lock_name);
+    return it == lock_index.end() ? nullptr : &locks[it->second];
+}
+
+status_snapshot take_snapshot(scheduler& s) {
+    status_snapshot out;
+    out.running = s.running();
+    out.tasks = s.task_statuses();
+    std::map<std::string, std::chrono::milliseconds> at_most;
+    for (const auto& t : out.tasks) at_most[t.lock_name] = t.lock_at_most_for;
+    try {
+        auto records = s.provider().list_locks();
+        out.now = s.provider().lock_time_now();  // after listing: see lock_provider::lock_time_now
+        for (auto& r : records) {
+            lock_view v;
+            v.held = r.lock_until > out.now;
+            if (v.held && r.lock_until != timestamp::max()) v.remaining = r.lock_until - out.now;
+            const auto limit = at_most.find(r.name);
+            v.stale = !r.unreadable.empty() ||
+                      (v.held && limit != at_most.end() && out.now - r.locked_at > limit->second);
+            v.record = std::move(r);
+            out.lock_index[v.record.name] = out.locks.size();
+            out.locks.push_back(std::move(v));
+        }
+    } catch (const std::exception& e) {
+        out.now = s.wall_clock().now();
+        out.locks_error = redact_uri_passwords(e.what());
+    }
+    return out;
+}
+
+std::string tasks_json(const status_snapshot& s) {
+    std::string out = "{\"now\":" + json_string(iso_utc(s.now)) + ",\"running\":" + (s.running ? "true" : "false") +
+                      ",\"locks_error\":" + (s.locks_error.empty() ? "null" : json_string(s.locks_error)) +
+                      ",\"tasks\":[";
+    for (std::size_t i = 0; i < s.tasks.size(); ++i) {
+        const auto& t = s.tasks[i];
+        if (i) out += ',';
+        out += "{\"name\":" + json_string(t.name) + ",\"schedule\":" + json_string(t.schedule) +
+               ",\"lock_name\":" + json_string(t.lock_name) +
+               ",\"lock_at_most_for_ms\":" + std::to_string(t.lock_at_most_for.count()) +
+               ",\"enabled\":" + (t.enabled ? "true" : "false") + ",\"running\":" + (t.running ? "true" : "false") +
+               ",\"next_fire\":" + optional_time(t.next_fire) + ",\"last_outcome\":" +
+               (t.recent.empty() ? std::string("null") : json_string(to_string(t.recent.back().outcome))) +
+               ",\"recent\":[";
+        for (std::size_t j = 0; j < t.recent.size(); ++j) {
+            if (j) out += ',';
+            append_run(out, t.recent[j]);
+        }
+        out += "],\"lock\":";
+        if (const auto* l = s.lock_of(t)) append_lock(out, *l);
+        else out += "null";
+        out += '}';
+    }
+    return out + "]}";
+}
+
+std::string locks_json(const status_snapshot& s) {
+    std::string out = "{\"now\":" + json_string(iso_utc(s.now)) + ",\"locks\":[";
+    for (std::size_t i = 0; i < s.locks.size(); ++i) {
+        if (i) out += ',';
+        append_lock(out, s.locks[i]);
+    }
+    return out + "]}";
+}
+
+std::string runs_json(scheduler& s, const std::string& task, std::size_t limit) {
+    std::vector<std::string> names;
+    if (!task.empty()) names.push_back(task);
+    else for (const auto& t : s.task_statuses()) names.push_back(t.name);
+    std::string out = "{\"runs\":[";
+    bool first = true;
+    for (const auto& name : names) {
+        for (const auto& r : s.runs().last_runs(name, limit)) {
+            if (!first) out += ',';
+            first = false;
+            out += "{\"task\":" + json_string(r.task) + ",\"lock_name\":" + json_string(r.lock_name) +
+                   ",\"instance\":" + json_string(r.instance) + ",\"fencing_token\":" +
+                   (r.fencing_token ? std::to_string(*r.fencing_token) : "null") + ",\"lock_lost\":" +
+                   (r.lock_lost ? "true" : "false") + ",\"run\":";
+            append_run(out, run_summary{r.scheduled_at, r.started_at, r.finished_at, r.outcome, r.message});
+            out += '}';
+        }
+    }
+    return out + "]}";
+}
+
+}  // namespace shedlock::detail

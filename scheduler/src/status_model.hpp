@@ -1,0 +1,42 @@
+#pragma once
+// One consistent read of what the status server shows: the scheduler's tasks and the backend's
+// lock records, taken on the server's worker thread (it calls the backend).
+
+#include <shedlock/scheduler.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace shedlock::detail {
+
+/// A lock record as the page shows it.
+struct lock_view {
+    lock_record record;
+    bool held = false;                       ///< lock_until is after the backend's now
+    std::chrono::milliseconds remaining{0};  ///< of the lease, when held
+    /// Held longer than its task's lock_at_most_for (a lease that keeps being extended past it,
+    /// or a holder whose clock or process misbehaves), or unreadable.
+    bool stale = false;
+};
+
+struct status_snapshot {
+    timestamp now{};
+    bool running = false;
+    std::vector<task_status> tasks;
+    std::vector<lock_view> locks;
+    std::string locks_error;  ///< why the locks could not be listed (redacted); empty when listed
+    std::map<std::string, std::size_t> lock_index;  ///< lock name -> position in `locks`
+    const lock_view* lock_of(const task_status& t) const;
+};
+
+status_snapshot take_snapshot(scheduler& s);
+
+std::string tasks_json(const status_snapshot& s);
+std::string locks_json(const status_snapshot& s);
+/// The newest `limit` records of `task`, or of every task of the scheduler when `task` is empty.
+std::string runs_json(scheduler& s, const std::string& task, std::size_t limit);
+/// The self-contained HTML page.
+std::string status_page(const status_snapshot& s, const std::string& backend);
+
+}  // namespace shedlock::detail

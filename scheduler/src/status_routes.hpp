@@ -1,0 +1,43 @@
+#pragma once
+// What the status server answers, as a pure function of the request (no sockets): routing,
+// bearer-token check, health.
+
+#include <shedlock/status_server.hpp>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace shedlock::detail {
+
+struct http_answer {
+    unsigned status = 200;
+    std::string content_type = "text/plain; charset=utf-8";
+    std::string body;
+    bool challenge = false;  ///< add `WWW-Authenticate: Bearer`
+};
+
+/// Large response bodies handed back after they were sent, so the next scrape reuses the memory.
+class body_buffers {
+public:
+    std::string take();
+    void give(std::string body);
+
+private:
+    std::mutex mutex_;
+    std::vector<std::string> spare_;
+};
+
+struct status_routes {
+    scheduler& tasks;
+    metrics_registry* metrics;
+    status_server_options options;
+    std::shared_ptr<body_buffers> buffers = std::make_shared<body_buffers>();
+
+    /// Answers one request; `authorization` is the Authorization header (may be empty). Calls the
+    /// backend for /healthz, /, /api/*: run it off the timer thread.
+    http_answer answer(const std::string& method, const std::string& target, const std::string& authorization) const;
+};
+
+}  // namespace shedlock::detail

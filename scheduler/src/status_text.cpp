@@ -1,0 +1,74 @@
+#include "status_text.hpp"
+
+#include <cstdio>
+
+namespace shedlock::detail {
+
+std::string json_string(std::string_view s) {
+    std::string out = "\"";
+    out.reserve(s.size() + 2);
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (c < 0x20) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                    out += buf;
+                } else {
+                    out += ch;
+                }
+        }
+    }
+    out += '"';
+    return out;
+}
+
+std::string html_escape(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (const char c : s) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&#39;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string redact_uri_passwords(std::string_view s) {
+    std::string out;
+    std::size_t pos = 0;
+    for (auto scheme = s.find("://"); scheme != std::string_view::npos; scheme = s.find("://", pos)) {
+        const auto authority = scheme + 3;
+        const auto end = s.find_first_of("/ \t\n\"'?#", authority);
+        const auto at = s.rfind('@', end == std::string_view::npos ? s.size() : end);
+        const auto colon = s.find(':', authority);
+        if (at != std::string_view::npos && at >= authority && colon != std::string_view::npos && colon < at) {
+            out.append(s.substr(pos, colon + 1 - pos)).append("***");
+            pos = at;
+        } else {
+            out.append(s.substr(pos, authority - pos));
+            pos = authority;
+        }
+    }
+    out.append(s.substr(pos));
+    return out;
+}
+
+std::string iso_utc(timestamp t) {
+    auto text = format_timestamp(t);  // "2024-06-01 02:00:00.123"
+    if (text.size() > 10 && text[10] == ' ') text[10] = 'T';
+    return text + "Z";
+}
+
+}  // namespace shedlock::detail

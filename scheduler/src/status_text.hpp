@@ -1,0 +1,20 @@
+#pragma once
+// Text helpers of the status server: JSON and HTML escaping, secret redaction, times.
+
+#include <shedlock/time.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace shedlock::detail {
+
+/// `s` as a JSON string literal, quotes included.
+std::string json_string(std::string_view s);
+/// `s` escaped for HTML text and attribute values.
+std::string html_escape(std::string_view s);
+/// Passwords in `scheme://user:password@host` replaced by `***`.
+std::string redact_uri_passwords(std::string_view s);
+/// "2026-11-30T21:00:00.000Z".
+std::string iso_utc(timestamp t);
+
+}  // namespace shedlock::detail

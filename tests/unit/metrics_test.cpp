@@ -1,0 +1,142 @@
+#include <shedlock/error.hpp>
+#include <shedlock/locking_task_executor.hpp>
+#include <shedlock/metrics.hpp>
+#include <shedlock/providers/memory_lock_provider.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <thread>
+#include <vector>
+
+using namespace shedlock;
+using std::chrono::milliseconds;
+
+namespace {
+
+class failing_metrics_provider final : public lock_provider {
+public:
+    bool supports_fencing() const override { return false; }
+    std::vector<lock_record> list_locks() override { return {}; }
+
+private:
+    std::optional<lease> do_try_lock(const lock_configuration&, const std::string&) override {
+        throw storage_error(storage_category::unavailable, "connection refused");
+    }
+    void do_unlock(const lease&) override {}
+    std::optional<lease> do_extend(const lease&, milliseconds, milliseconds) override { return std::nullopt; }
+};
+
+bool has_line(const std::string& text, const std::string& line) {
+    return text.find("\n" + line + "\n") != std::string::npos || text.rfind(line + "\n", 0) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("metrics text: counters, gauges, HELP and TYPE in the 0.0.4 format", "[metrics]") {
+    metrics_registry m;
+    m.counter("shedlock_x_total", "Things counted", {{"task", "a"}}).inc(3);
+    m.counter("shedlock_x_total", "Things counted", {{"task", "b"}}).inc();
+    m.gauge("shedlock_g", "A gauge").set(1.5);
+    const auto text = m.metrics_text();
+    CHECK(has_line(text, "# HELP shedlock_x_total Things counted"));
+    CHECK(has_line(text, "# TYPE shedlock_x_total counter"));
+    CHECK(has_line(text, "shedlock_x_total{task=\"a\"} 3"));
+    CHECK(has_line(text, "shedlock_x_total{task=\"b\"} 1"));
+    CHECK(has_line(text, "# TYPE shedlock_g gauge"));
+    CHECK(has_line(text, "shedlock_g 1.5"));
+    // Families sorted by name, each HELP/TYPE once.
+    CHECK(text.find("shedlock_g") < text.find("shedlock_x_total"));
+    CHECK(text.find("# TYPE shedlock_x_total") == text.rfind("# TYPE shedlock_x_total"));
+}
+
+TEST_CASE("metrics text: label values and help texts are escaped", "[metrics]") {
+    metrics_registry m;
+    m.counter("c_total", "help with \\ and\nnewline", {{"lock", "a\"b\\c\nd"}}).inc();
+    const auto text = m.metrics_text();
+    CHECK(has_line(text, "# HELP c_total help with \\\\ and\\nnewline"));
+    CHECK(has_line(text, "c_total{lock=\"a\\\"b\\\\c\\nd\"} 1"));
+    CHECK(escape_label_value("plain é") == "plain é");
+}
+
+TEST_CASE("metrics text: histograms have cumulative buckets, +Inf, _sum and _count", "[metrics]") {
+    metrics_registry m;
+    auto& h = m.histogram("d_seconds", "Durations", {{"task", "t"}}, {0.1, 1});
+    h.observe(0.05);
+    h.observe(0.1);  // le is inclusive
+    h.observe(0.5);
+    h.observe(7);
+    const auto text = m.metrics_text();
+    CHECK(has_line(text, "# TYPE d_seconds histogram"));
+    CHECK(has_line(text, "d_seconds_bucket{task=\"t\",le=\"0.1\"} 2"));
+    CHECK(has_line(text, "d_seconds_bucket{task=\"t\",le=\"1\"} 3"));
+    CHECK(has_line(text, "d_seconds_bucket{task=\"t\",le=\"+Inf\"} 4"));
+    CHECK(has_line(text, "d_seconds_sum{task=\"t\"} 7.65"));
+    CHECK(has_line(text, "d_seconds_count{task=\"t\"} 4"));
+}
+
+TEST_CASE("metrics registry rejects bad names, a type clash and unsorted buckets", "[metrics]") {
+    metrics_registry m;
+    CHECK_THROWS_AS(m.counter("1bad", "x"), configuration_error);
+    CHECK_THROWS_AS(m.counter("ok_total", "x", {{"bad-label", "v"}}), configuration_error);
+    CHECK_THROWS_AS(m.counter("ok2_total", "x", {{"le", "v"}}), configuration_error);
+    m.counter("same", "x");
+    CHECK_THROWS_WITH(m.gauge("same", "x"), Catch::Contains("is a counter, not a gauge"));
+    CHECK_THROWS_AS(m.histogram("h", "x", {}, {1, 0.5}), configuration_error);
+    // The same name and labels are the same series.
+    CHECK(&m.counter("same", "x") == &m.counter("same", "x"));
+}
+
+TEST_CASE("metrics registry: concurrent increments are all counted", "[metrics]") {
+    metrics_registry m;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&m, t] {
+            for (int i = 0; i < 1000; ++i) {
+                m.counter("n_total", "n", {{"k", std::to_string(i % 3)}}).inc();
+                m.histogram("h_seconds", "h").observe(0.002);
+                if (t == 0 && i % 100 == 0) (void)m.metrics_text();
+            }
+        });
+    for (auto& t : threads) t.join();
+    const auto text = m.metrics_text();
+    CHECK(has_line(text, "h_seconds_count 4000"));
+    CHECK(m.counter("n_total", "n", {{"k", "0"}}).value() == 4 * 334);
+}
+
+TEST_CASE("executor metrics: attempts by outcome, acquire histogram, held gauge", "[metrics][executor]") {
+    metrics_registry m;
+    providers::memory_lock_provider provider;
+    locking_task_executor executor(provider, m, "memory");
+    double held_while_running = -1;
+    auto r = executor.execute([&](task_context&) {
+        held_while_running = m.gauge("shedlock_lock_held", "", {{"lock", "job"}}).value();
+    }, {"job", milliseconds{1000}});
+    REQUIRE(r.outcome == run_outcome::succeeded);
+    CHECK(held_while_running == 1);
+    auto other = provider.try_lock({"job", milliseconds{1000}});
+    REQUIRE(other);
+    CHECK(executor.execute([](task_context&) {}, {"job", milliseconds{1000}}).outcome == run_outcome::skipped_locked);
+    const auto text = m.metrics_text();
+    CHECK(has_line(text, "shedlock_lock_attempts_total{lock=\"job\",outcome=\"acquired\"} 1"));
+    CHECK(has_line(text, "shedlock_lock_attempts_total{lock=\"job\",outcome=\"held\"} 1"));
+    CHECK(has_line(text, "shedlock_lock_attempts_total{lock=\"job\",outcome=\"error\"} 0"));
+    CHECK(has_line(text, "shedlock_lock_held{lock=\"job\"} 0"));
+    CHECK(has_line(text, "shedlock_lock_acquire_seconds_count{provider=\"memory\"} 2"));
+}
+
+TEST_CASE("executor metrics: backend errors and keep-alive extensions are counted", "[metrics][executor]") {
+    metrics_registry m;
+    failing_metrics_provider failing;
+    locking_task_executor broken(failing, m, "broken");
+    CHECK(broken.execute([](task_context&) {}, {"j", milliseconds{1000}}).outcome == run_outcome::lock_error);
+    CHECK(m.counter("shedlock_lock_attempts_total", "", {{"lock", "j"}, {"outcome", "error"}}).value() == 1);
+
+    providers::memory_lock_provider provider;
+    locking_task_executor executor(provider, m, "memory");
+    execute_options keep;
+    keep.keep_alive = true;
+    executor.execute([](task_context&) { std::this_thread::sleep_for(milliseconds{140}); },
+                     {"long", milliseconds{100}}, keep);
+    CHECK(m.counter("shedlock_keepalive_extensions_total", "").value() >= 1);
+    CHECK(m.counter("shedlock_lock_lost_total", "").value() == 0);
+}
