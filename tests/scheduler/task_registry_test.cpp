@@ -45,9 +45,18 @@ TEST_CASE("registry: a scheduler runs the macro-registered tasks", "[scheduler][
     s.start();
     REQUIRE(shedlock::test::wait_for([] { return macro_runs.load() >= 3; }, 2s));
     s.stop(1s);
-    const auto records = store.last_runs("macro_tick", 1);
-    REQUIRE(records.size() == 1);
-    CHECK(records[0].counters.at("ticks") == 1);
+    // Every firing that ran the body counted one tick. The newest record need not be one of them:
+    // on a loaded machine a late firing can land inside the previous one's lock_at_least_for
+    // (skipped_locked), and such records carry no counters.
+    int ran = 0;
+    for (const auto& r : store.last_runs("macro_tick", 1000)) {
+        if (r.outcome != shedlock::run_outcome::succeeded) continue;
+        ++ran;
+        INFO("firing scheduled at " << shedlock::format_timestamp(r.scheduled_at));
+        REQUIRE(r.counters.count("ticks") == 1);
+        CHECK(r.counters.at("ticks") == 1);
+    }
+    CHECK(ran >= 3);
     CHECK(store.last_runs("reconcile", 1).empty());  // disabled
 }
 
