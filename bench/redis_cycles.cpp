@@ -18,12 +18,10 @@
 //   redis_cycles [redis://...] [slices=10] [seconds_per_slice=0.5] [burst=20]
 //   (the URI defaults to $SHEDLOCK_TEST_REDIS_URI; "-" takes it from there too)
 #include "bench_stats.hpp"
-#include "redis_scripts.hpp"
+#include "redis_raw.hpp"
 
 #include <shedlock/lock_handle.hpp>
 #include <shedlock/providers/redis_lock_provider.hpp>
-
-#include <hiredis/hiredis.h>
 
 #include <chrono>
 #include <cstdio>
@@ -37,53 +35,20 @@ namespace bench = shedlock::bench;
 
 namespace {
 
-redisReply* call(redisContext* c, std::initializer_list<std::string> args) {
-    const char* argv[8];
-    size_t lengths[8];
-    int n = 0;
-    for (const auto& a : args) {
-        argv[n] = a.data();
-        lengths[n++] = a.size();
-    }
-    auto* reply = static_cast<redisReply*>(redisCommandArgv(c, n, argv, lengths));
-    if (reply == nullptr || reply->type == REDIS_REPLY_ERROR) throw std::runtime_error("raw floor: command failed");
-    return reply;
-}
-
-std::string load(redisContext* c, providers::detail::redis_script script) {
-    auto* reply = call(c, {"SCRIPT", "LOAD", std::string(providers::detail::script_source(script))});
-    std::string sha(reply->str, reply->len);
-    freeReplyObject(reply);
-    return sha;
-}
-
-/// A raw hiredis connection, authenticated and on the provider's database.
-std::shared_ptr<redisContext> connect(const providers::redis_options& options) {
-    std::shared_ptr<redisContext> c(redisConnect(options.host.c_str(), options.port), [](redisContext* p) {
-        if (p) redisFree(p);
-    });
-    if (c == nullptr || c->err) throw std::runtime_error("raw floor: cannot connect");
-    if (options.password) {
-        if (options.user.empty()) freeReplyObject(call(c.get(), {"AUTH", *options.password}));
-        else freeReplyObject(call(c.get(), {"AUTH", options.user, *options.password}));
-    }
-    freeReplyObject(call(c.get(), {"SELECT", std::to_string(options.db)}));
-    return c;
-}
-
 /// Floor 1: exactly the provider's two round trips, nothing else.
 std::function<void()> own_scripts(const providers::redis_options& options) {
     using providers::detail::redis_script;
-    auto c = connect(options);
-    const std::string acquire = load(c.get(), redis_script::acquire), unlock = load(c.get(), redis_script::unlock);
+    auto c = bench::redis_connect(options);
+    const std::string acquire = bench::redis_load(c.get(), redis_script::acquire),
+                      unlock = bench::redis_load(c.get(), redis_script::unlock);
     const std::string key = options.prefix + ":{raw}", fence = key + ":fence";
     return [c, acquire, unlock, key, fence, cycles = 0L]() mutable {
         const std::string token = "bench-host:1:" + std::to_string(++cycles);
-        auto* got = call(c.get(), {"EVALSHA", acquire, "2", key, fence, token, "30000"});
+        auto* got = bench::redis_call(c.get(), {"EVALSHA", acquire, "2", key, fence, token, "30000"});
         const bool taken = got->integer >= 0;
         freeReplyObject(got);
         if (!taken) throw std::runtime_error("raw floor: lock unexpectedly held");
-        freeReplyObject(call(c.get(), {"EVALSHA", unlock, "1", key, token, "0"}));
+        freeReplyObject(bench::redis_call(c.get(), {"EVALSHA", unlock, "1", key, token, "0"}));
     };
 }
 
@@ -93,22 +58,22 @@ constexpr const char* compare_and_delete =
 
 /// Floors 2 and 3: SET NX PX, then the compare-and-delete script or a plain DEL.
 std::function<void()> simplest(const providers::redis_options& options, bool safe_release) {
-    auto c = connect(options);
+    auto c = bench::redis_connect(options);
     const std::string key = options.prefix + (safe_release ? ":{cad}" : ":{del}");
     std::string cad;
     if (safe_release) {
-        auto* reply = call(c.get(), {"SCRIPT", "LOAD", compare_and_delete});
+        auto* reply = bench::redis_call(c.get(), {"SCRIPT", "LOAD", compare_and_delete});
         cad.assign(reply->str, reply->len);
         freeReplyObject(reply);
     }
     return [c, key, cad, cycles = 0L]() mutable {
         const std::string token = "bench-host:1:" + std::to_string(++cycles);
-        auto* got = call(c.get(), {"SET", key, token, "NX", "PX", "30000"});
+        auto* got = bench::redis_call(c.get(), {"SET", key, token, "NX", "PX", "30000"});
         const bool taken = got->type == REDIS_REPLY_STATUS;
         freeReplyObject(got);
         if (!taken) throw std::runtime_error("simplest floor: lock unexpectedly held");
-        if (cad.empty()) freeReplyObject(call(c.get(), {"DEL", key}));
-        else freeReplyObject(call(c.get(), {"EVALSHA", cad, "1", key, token}));
+        if (cad.empty()) freeReplyObject(bench::redis_call(c.get(), {"DEL", key}));
+        else freeReplyObject(bench::redis_call(c.get(), {"EVALSHA", cad, "1", key, token}));
     };
 }
 

@@ -87,6 +87,11 @@ claim_result sql_idempotency_store::do_claim(const std::string& key, std::chrono
             record = claim_record{key, std::string(claim_state::running), owner, fencing_token,
                                   claim_integer(claim_column(written.rows.front(), 0)), now, expires, std::nullopt,
                                   claim_column(written.rows.front(), 1)};
+        } else if (written.affected_rows == 1) {
+            // No RETURNING (MySQL): 1 affected row is a new record (a take-over reports 2), so its
+            // attempt and result are known without reading it back.
+            record = claim_record{key, std::string(claim_state::running), owner, fencing_token, 1, now, expires,
+                                  std::nullopt, std::string()};
         } else {
             const auto found = run(statements_.find, {key});
             if (found.rows.empty()) continue;

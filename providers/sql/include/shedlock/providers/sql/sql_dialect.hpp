@@ -80,7 +80,8 @@ inline constexpr const char* claim_record_columns =
 /// in placeholder order (times as timestamp text, fencing_token as text, '' = NULL):
 /// - claim: key, owner, fencing_token, now, expires_at. Writes iff the key is absent, failed, or
 ///   running with expires_at <= now (attempt + 1, result kept iff it was failed, else '');
-///   returns one row (attempt, result) when it wrote, or reports affected rows > 0 (MySQL)
+///   returns one row (attempt, result) when it wrote, or reports affected rows (MySQL: exactly 1
+///   for a new record, read as attempt 1 and result '' without a read-back; 2 for a take-over)
 /// - finish: state, now, result, key, owner; affected 1 iff the key is running under owner
 /// - create: key, state, now, now; inserts a record in `state` iff absent (affected 1)
 /// - transition: to, key, from; affected 1 iff the state was from

@@ -23,7 +23,8 @@ struct sql_idempotency_options {
 /// finished_at, result}`, primary key (kind, name): claims are kind 'c', fences kind 'f'.
 ///
 /// Every write is one statement of the dialect (sql::claim_statements). A claim that did not win
-/// reads the record afterwards to describe it (a read only; the decision was the upsert's).
+/// reads the record afterwards to describe it (a read only; the decision was the upsert's); so
+/// does a take-over without RETURNING (MySQL), for its attempt number. A new record needs no read.
 /// Times are the store's clock, rounded to ms like the columns.
 ///
 /// Start-up: a missing table is a storage_error(missing_schema) whose message holds the DDL,
