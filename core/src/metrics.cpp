@@ -30,8 +30,8 @@ struct metrics_registry::family {
 /// What a scrape walks: the families' headers and series in exposition order, flattened into a
 /// vector (rebuilt after a series is added) that holds what the lines need (text, instrument), so
 /// a scrape neither chases std::map nodes nor touches family_series, and can prefetch the
-/// instruments of the items ahead (10,000 tasks are ~60,000 series scattered over the heap: a
-/// cache miss or two each was half of the render time).
+/// instruments of the items ahead (10,000 tasks are ~60,000 series scattered over the heap; the
+/// plan took a 10,000-task render from ~45 to ~13 ms of CPU, bench/metrics_overhead).
 struct metrics_registry::render_item {
     const std::string* header = nullptr;  // a family's # HELP and # TYPE lines, or a series:
     const char* text = nullptr;           // its lines' prefixes, joined
