@@ -49,6 +49,7 @@ const lock_instruments& executor_metrics::lookup(const std::string& name) {
     i.held = &registry_.counter(attempts, attempts_help, {{"lock", name}, {"outcome", "held"}});
     i.error = &registry_.counter(attempts, attempts_help, {{"lock", name}, {"outcome", "error"}});
     i.held_here = &registry_.gauge("shedlock_lock_held", "1 while this process holds the lock", {{"lock", name}});
+    i.held_here->follow(*i.acquired);  // acquisitions minus releases: one increment per release
     return locks_.emplace(name, i).first->second;
 }
 

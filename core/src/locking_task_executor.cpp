@@ -119,28 +119,28 @@ execution_result locking_task_executor::execute(const locked_task& task, const l
         return result;
     }
     const detail::lock_instruments* instruments = metrics_ ? &metrics_->for_lock(config.name()) : nullptr;
-    const auto started = instruments ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    const bool timed = instruments && metrics_->time_this_call();
+    const auto started = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     std::optional<lock_handle> handle;
     try {
         handle = provider_->try_lock(config);
     } catch (const storage_error& e) {
         if (instruments) {
-            metrics_->acquire_seconds.observe(seconds_since(started));
+            if (timed) metrics_->observe_acquire(seconds_since(started));
             instruments->error->inc();
         }
         return execution_result{run_outcome::lock_error, e.what(), std::nullopt, false, {}};
     }
     if (instruments) {
-        metrics_->acquire_seconds.observe(seconds_since(started));
-        (handle ? instruments->acquired : instruments->held)->inc();
+        if (timed) metrics_->observe_acquire(seconds_since(started));
+        (handle ? instruments->acquired : instruments->held)->inc();  // `acquired` also raises lock_held
     }
     if (!handle)
         return execution_result{run_outcome::skipped_locked, "lock \"" + config.name() + "\" is held elsewhere",
                                 std::nullopt, false, {}};
     if (!instruments) return run_locked(task, std::move(*handle), config, options);
-    instruments->held_here->add(1);
     auto result = run_locked(task, std::move(*handle), config, options);
-    instruments->held_here->add(-1);
+    instruments->held_here->release();
     if (result.lock_lost) metrics_->lock_lost.inc();
     return result;
 }

@@ -29,14 +29,30 @@ private:
 };
 
 /// A value that goes up and down. Lock-free; safe from any thread.
+///
+/// A gauge may instead follow a counter (follow()): it then reads the counter's value minus its
+/// release() calls, e.g. "held" as acquisitions minus releases, which costs a hot path one integer
+/// increment per release instead of two floating-point read-modify-writes; set()/add() are then
+/// ignored by value().
 class metric_gauge {
 public:
     void set(double v) noexcept { value_.store(v, std::memory_order_relaxed); }
     void add(double v) noexcept { value_.fetch_add(v, std::memory_order_relaxed); }
-    double value() const noexcept { return value_.load(std::memory_order_relaxed); }
+    double value() const noexcept {
+        const metric_counter* up = follows_.load(std::memory_order_acquire);
+        if (!up) return value_.load(std::memory_order_relaxed);
+        const auto down = released_.load(std::memory_order_acquire);  // before `up`: never below 0
+        return static_cast<double>(up->value() - down);
+    }
+    /// From now on the gauge reads `up`'s value minus release() calls; `up` must outlive the gauge
+    /// (a series of the same registry does).
+    void follow(const metric_counter& up) noexcept { follows_.store(&up, std::memory_order_release); }
+    void release() noexcept { released_.fetch_add(1, std::memory_order_release); }
 
 private:
     std::atomic<double> value_{0};
+    std::atomic<const metric_counter*> follows_{nullptr};
+    std::atomic<std::uint64_t> released_{0};
 };
 
 /// Observations counted into fixed buckets (upper bounds, ascending), with their sum and count.
@@ -56,6 +72,7 @@ public:
     double sum() const noexcept { return sum_.load(std::memory_order_relaxed); }
 
 private:
+    friend class metrics_registry;  // a scrape reads and prefetches the buckets directly
     std::vector<double> bounds_;
     std::unique_ptr<std::atomic<std::uint64_t>[]> buckets_;  // bounds_.size() + 1
     std::atomic<double> sum_{0};
@@ -98,10 +115,14 @@ public:
 
 private:
     struct family;
+    struct render_plan;
+    struct render_item;
+    static void append_series(std::string& out, const render_item& s);
     family& family_for(std::string_view name, std::string_view help, int type);
 
     mutable std::mutex mutex_;
     std::map<std::string, std::unique_ptr<family>, std::less<>> families_;
+    std::unique_ptr<render_plan> plan_;  // guarded by mutex_; rebuilt by a scrape after a series is added
 };
 
 /// `v` escaped as a label value: backslash, double quote and newline become \\, \" and \n.
