@@ -1,5 +1,6 @@
 #include "output.hpp"
 
+#include <shedlock/detail/json_text.hpp>
 #include <shedlock/utf8.hpp>
 
 #include <unistd.h>
@@ -11,27 +12,7 @@ namespace shedlock::cli {
 
 bool stdout_is_tty() { return ::isatty(STDOUT_FILENO) == 1; }
 
-std::string json_string(const std::string& text) {
-    std::string out = "\"";
-    for (unsigned char c : text) {
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (c < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                    out += buf;
-                } else {
-                    out += static_cast<char>(c);
-                }
-        }
-    }
-    return out + "\"";
-}
+std::string json_string(const std::string& text) { return detail::json_string(text); }
 
 namespace {
 

@@ -1,6 +1,7 @@
 #pragma once
 // Text helpers of the status server: JSON and HTML escaping, secret redaction, times.
 
+#include <shedlock/detail/json_text.hpp>
 #include <shedlock/time.hpp>
 
 #include <string>
@@ -8,8 +9,6 @@
 
 namespace shedlock::detail {
 
-/// `s` as a JSON string literal, quotes included.
-std::string json_string(std::string_view s);
 /// `s` escaped for HTML text and attribute values.
 std::string html_escape(std::string_view s);
 /// Passwords in `scheme://user:password@host` replaced by `***`.
