@@ -1,3 +1,5 @@
+#include "unavailable_provider.hpp"
+
 #include <shedlock/error.hpp>
 #include <shedlock/locking_task_executor.hpp>
 #include <shedlock/providers/memory_lock_provider.hpp>
@@ -10,22 +12,6 @@
 using namespace shedlock;
 using std::chrono::milliseconds;
 
-namespace {
-
-class unavailable_provider final : public lock_provider {
-public:
-    bool supports_fencing() const override { return true; }
-    std::vector<lock_record> list_locks() override { return {}; }
-
-private:
-    std::optional<lease> do_try_lock(const lock_configuration&, const std::string&) override {
-        throw storage_error(storage_category::unavailable, "connection refused");
-    }
-    void do_unlock(const lease&) override {}
-    std::optional<lease> do_extend(const lease&, milliseconds, milliseconds) override { return std::nullopt; }
-};
-
-}  // namespace
 
 TEST_CASE("executor runs the task when the lock is free and releases it after", "[executor]") {
     providers::memory_lock_provider provider;
@@ -61,7 +47,7 @@ TEST_CASE("executor reports skipped_locked, failed and lock_error", "[executor]"
     CHECK(failed.message == "disk full");
     CHECK(provider.try_lock({"j2", milliseconds{1000}}));  // a failed task releases its lock too
 
-    unavailable_provider down;
+    test::unavailable_provider down;
     locking_task_executor down_executor(down);
     auto error = down_executor.execute([&](task_context&) { ran = true; }, {"j3", milliseconds{1000}});
     CHECK(error.outcome == run_outcome::lock_error);

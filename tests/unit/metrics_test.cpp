@@ -1,3 +1,5 @@
+#include "unavailable_provider.hpp"
+
 #include <shedlock/error.hpp>
 #include <shedlock/locking_task_executor.hpp>
 #include <shedlock/metrics.hpp>
@@ -12,19 +14,6 @@ using namespace shedlock;
 using std::chrono::milliseconds;
 
 namespace {
-
-class failing_metrics_provider final : public lock_provider {
-public:
-    bool supports_fencing() const override { return false; }
-    std::vector<lock_record> list_locks() override { return {}; }
-
-private:
-    std::optional<lease> do_try_lock(const lock_configuration&, const std::string&) override {
-        throw storage_error(storage_category::unavailable, "connection refused");
-    }
-    void do_unlock(const lease&) override {}
-    std::optional<lease> do_extend(const lease&, milliseconds, milliseconds) override { return std::nullopt; }
-};
 
 bool has_line(const std::string& text, const std::string& line) {
     return text.find("\n" + line + "\n") != std::string::npos || text.rfind(line + "\n", 0) == 0;
@@ -126,7 +115,7 @@ TEST_CASE("executor metrics: attempts by outcome, acquire histogram, held gauge"
 
 TEST_CASE("executor metrics: backend errors and keep-alive extensions are counted", "[metrics][executor]") {
     metrics_registry m;
-    failing_metrics_provider failing;
+    test::unavailable_provider failing;
     locking_task_executor broken(failing, m, "broken");
     CHECK(broken.execute([](task_context&) {}, {"j", milliseconds{1000}}).outcome == run_outcome::lock_error);
     CHECK(m.counter("shedlock_lock_attempts_total", "", {{"lock", "j"}, {"outcome", "error"}}).value() == 1);
