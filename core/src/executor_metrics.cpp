@@ -1,18 +1,13 @@
 #include "executor_metrics.hpp"
 
 namespace shedlock::detail {
+
+constinit thread_local lock_lookup_cache last_lock_lookup;
+
 namespace {
 
 std::atomic<std::uint64_t> next_executor_metrics_id{1};
 
-/// The last lock this thread looked up: a loop on one lock (or a task's own worker) skips the
-/// mutex and the hash. Keyed by the owner's id and the name, so it is never stale.
-struct lock_lookup_cache {
-    std::uint64_t owner = 0;
-    std::string name;
-    const lock_instruments* instruments = nullptr;
-};
-thread_local lock_lookup_cache last_lock_lookup;
 
 }  // namespace
 
@@ -28,20 +23,21 @@ executor_metrics::executor_metrics(metrics_registry& registry, const std::string
       id_(next_executor_metrics_id.fetch_add(1)),
       registry_(registry) {}
 
-const lock_instruments& executor_metrics::for_lock(const std::string& name) {
+thread_lock_instruments& executor_metrics::look_up_for_this_thread(const std::string& name) {
     auto& cache = last_lock_lookup;
-    if (cache.owner == id_ && cache.name == name) return *cache.instruments;
-    const auto& found = lookup(name);
+    const auto& [key, found] = lookup(name);
     cache.owner = id_;
-    cache.name = name;
-    cache.instruments = &found;
-    return found;
+    cache.name = &key;
+    cache.instruments.shared = &found;
+    cache.instruments.acquired = &found.acquired->this_thread_cell();
+    cache.instruments.released = &found.held_here->releases().this_thread_cell();
+    return cache.instruments;
 }
 
-const lock_instruments& executor_metrics::lookup(const std::string& name) {
+const std::pair<const std::string, lock_instruments>& executor_metrics::lookup(const std::string& name) {
     std::lock_guard lock(mutex_);
     auto it = locks_.find(name);
-    if (it != locks_.end()) return it->second;
+    if (it != locks_.end()) return *it;
     constexpr auto attempts = "shedlock_lock_attempts_total";
     constexpr auto attempts_help = "try_lock calls by lock and outcome (acquired, held elsewhere, backend error)";
     lock_instruments i;
@@ -50,7 +46,7 @@ const lock_instruments& executor_metrics::lookup(const std::string& name) {
     i.error = &registry_.counter(attempts, attempts_help, {{"lock", name}, {"outcome", "error"}});
     i.held_here = &registry_.gauge("shedlock_lock_held", "1 while this process holds the lock", {{"lock", name}});
     i.held_here->follow(*i.acquired);  // acquisitions minus releases: one increment per release
-    return locks_.emplace(name, i).first->second;
+    return *locks_.emplace(name, i).first;
 }
 
 }  // namespace shedlock::detail

@@ -118,8 +118,8 @@ execution_result locking_task_executor::execute(const locked_task& task, const l
         result.counters = context.counters();
         return result;
     }
-    const detail::lock_instruments* instruments = metrics_ ? &metrics_->for_lock(config.name()) : nullptr;
-    const bool timed = instruments && metrics_->time_this_call();
+    detail::thread_lock_instruments* instruments = metrics_ ? &metrics_->for_lock(config.name()) : nullptr;
+    const bool timed = instruments && metrics_->time_this_call(*instruments);
     const auto started = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     std::optional<lock_handle> handle;
     try {
@@ -127,26 +127,26 @@ execution_result locking_task_executor::execute(const locked_task& task, const l
     } catch (const storage_error& e) {
         if (instruments) {
             if (timed) metrics_->observe_acquire(seconds_since(started));
-            instruments->error->inc();
+            instruments->shared->error->inc();
         }
         return execution_result{run_outcome::lock_error, e.what(), std::nullopt, false, {}};
     }
     if (instruments) {
         if (timed) metrics_->observe_acquire(seconds_since(started));
-        (handle ? instruments->acquired : instruments->held)->inc();  // `acquired` also raises lock_held
+        if (handle) instruments->acquired->inc();  // also raises lock_held
+        else instruments->shared->held->inc();
     }
     if (!handle)
         return execution_result{run_outcome::skipped_locked, "lock \"" + config.name() + "\" is held elsewhere",
                                 std::nullopt, false, {}};
-    if (!instruments) return run_locked(task, std::move(*handle), config, options);
-    auto result = run_locked(task, std::move(*handle), config, options);
-    instruments->held_here->release();
-    if (result.lock_lost) metrics_->lock_lost.inc();
-    return result;
+    // The cell, not the cache entry: a nested run of another lock replaces this thread's entry.
+    // One return of run_locked's result: the result is built in place, never moved.
+    return run_locked(task, std::move(*handle), config, options, instruments ? instruments->released : nullptr);
 }
 
 execution_result locking_task_executor::run_locked(const locked_task& task, lock_handle handle,
-                                                   const lock_configuration& config, const execute_options& options) {
+                                                   const lock_configuration& config, const execute_options& options,
+                                                   metric_counter_cell* released) {
     execution_result result;
     result.fencing_token = handle.fencing_token();
     task_context context(config.name(), options.scheduled_at);
@@ -160,6 +160,12 @@ execution_result locking_task_executor::run_locked(const locked_task& task, lock
     }  // watchdog joined: no extension can race the unlock below
     result.lock_lost = context.lock_lost();
     result.counters = context.counters();
+    if (released) {
+        // Lowers lock_held before the unlock, so another instance's acquisition never meets this
+        // one's still counted: the gauge may read 0 a moment early, never 2 for one lock.
+        released->inc();
+        if (result.lock_lost) metrics_->lock_lost.inc();
+    }
     if (auto final_handle = context.detach()) {
         try {
             final_handle->unlock();

@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <thread>
 #include <vector>
 
@@ -128,4 +130,65 @@ TEST_CASE("executor metrics: backend errors and keep-alive extensions are counte
                      {"long", milliseconds{100}}, keep);
     CHECK(m.counter("shedlock_keepalive_extensions_total", "").value() >= 1);
     CHECK(m.counter("shedlock_lock_lost_total", "").value() == 0);
+}
+
+TEST_CASE("metric counter cells: each thread's count survives its exit, and later threads reuse the cells",
+          "[metrics]") {
+    metrics_registry m;
+    auto& counter = m.counter("cells_total", "per-thread cells");
+    for (int round = 0; round < 3; ++round) {  // threads of later rounds take over the indices of earlier ones
+        std::vector<std::thread> threads;
+        for (int t = 0; t < 4; ++t)
+            threads.emplace_back([&counter] {
+                auto& mine = counter.this_thread_cell();
+                CHECK(&mine == &counter.this_thread_cell());
+                for (int i = 0; i < 1000; ++i) mine.inc();
+                counter.inc(5);  // the shared path adds to the same total
+            });
+        for (auto& t : threads) t.join();
+    }
+    CHECK(counter.value() == 3 * 4 * (1000 + 5));
+    CHECK(has_line(m.metrics_text(), "cells_total 12060"));
+}
+
+TEST_CASE("executor metrics: threads running nested locks leave exact attempts and lock_held at 0", "[metrics][executor]") {
+    metrics_registry m;
+    providers::memory_lock_provider provider;
+    locking_task_executor executor(provider, m, "memory");
+    std::atomic<bool> done{false};
+    double lowest_held = 0, highest_held = 0;
+    std::thread scraper([&] {  // lock_held read while threads acquire and release: 0 or 1 (one holder)
+        while (!done.load())
+            for (const char* lock : {"outer-0", "outer-1", "inner"}) {
+                const double held = m.gauge("shedlock_lock_held", "", {{"lock", lock}}).value();
+                lowest_held = std::min(lowest_held, held);
+                highest_held = std::max(highest_held, held);  // an unsigned wrap below 0 reads huge
+            }
+    });
+    std::atomic<int> acquired{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 300; ++i) {
+                // A nested run of another lock replaces this thread's cached lock: the outer
+                // release must still count against the outer lock.
+                const auto r = executor.execute([&](task_context&) {
+                    if (executor.execute([](task_context&) {}, {"inner", milliseconds{1000}}).outcome ==
+                        run_outcome::succeeded)
+                        acquired.fetch_add(1);
+                }, {"outer-" + std::to_string((t + i) % 2), milliseconds{1000}});
+                if (r.outcome == run_outcome::succeeded) acquired.fetch_add(1);
+            }
+        });
+    for (auto& t : threads) t.join();
+    done = true;
+    scraper.join();
+    CHECK(lowest_held == 0);
+    CHECK(highest_held <= 1);
+    std::uint64_t total_acquired = 0;
+    for (const char* lock : {"outer-0", "outer-1", "inner"}) {
+        CHECK(m.gauge("shedlock_lock_held", "", {{"lock", lock}}).value() == 0);
+        total_acquired += m.counter("shedlock_lock_attempts_total", "", {{"lock", lock}, {"outcome", "acquired"}}).value();
+    }
+    CHECK(total_acquired == static_cast<std::uint64_t>(acquired.load()));
 }

@@ -16,6 +16,7 @@
 namespace shedlock {
 
 class metrics_registry;
+class metric_counter_cell;
 namespace detail {
 class executor_metrics;
 }
@@ -103,8 +104,9 @@ public:
                              const execute_options& options = {});
 
 private:
-    execution_result run_locked(const locked_task& task, lock_handle handle,
-                                const lock_configuration& config, const execute_options& options);
+    /// `released`: the metrics cell that counts this lock's releases (null without metrics).
+    execution_result run_locked(const locked_task& task, lock_handle handle, const lock_configuration& config,
+                                const execute_options& options, metric_counter_cell* released);
 
     lock_provider* provider_;
     std::shared_ptr<detail::executor_metrics> metrics_;  // null: no metrics

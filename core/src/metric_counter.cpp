@@ -1,0 +1,109 @@
+// metric_counter's per-thread cells: a hot path increments its own thread's cell with a plain load
+// and store; value() adds them up.
+#include <shedlock/metrics.hpp>
+
+#include <cstddef>
+#include <utility>
+#include <mutex>
+#include <vector>
+
+namespace shedlock {
+namespace {
+
+/// Small indices for the threads alive now: a thread that exits gives its index back, so cells
+/// are bounded by the threads alive at once (a program that starts a thread per run does not
+/// grow a cell per run). The mutex orders the old thread's last increment before the new
+/// thread's first: the cell's count carries over, nothing is lost.
+class thread_indices {
+public:
+    std::size_t acquire() {
+        std::lock_guard lock(mutex_);
+        if (free_.empty()) return next_++;
+        const auto i = free_.back();
+        free_.pop_back();
+        return i;
+    }
+    void release(std::size_t i) {
+        std::lock_guard lock(mutex_);
+        free_.push_back(i);
+    }
+
+private:
+    std::mutex mutex_;
+    std::vector<std::size_t> free_;
+    std::size_t next_ = 0;
+};
+
+thread_indices& indices() {
+    static auto* instance = new thread_indices;  // never destroyed: threads may exit after statics are
+    return *instance;
+}
+
+struct thread_index {
+    std::size_t value = indices().acquire();
+    thread_index() = default;
+    thread_index(const thread_index&) = delete;
+    thread_index& operator=(const thread_index&) = delete;
+    ~thread_index() { indices().release(value); }
+};
+
+std::size_t this_thread_index() {
+    thread_local thread_index index;
+    return index.value;
+}
+
+}  // namespace
+
+/// Cells [first, first + size) by thread index; blocks form a list in index order.
+struct metric_counter::cell_block {
+    static constexpr std::size_t size = 8;
+    explicit cell_block(std::size_t first_index) : first(first_index) {}
+    const std::size_t first;
+    metric_counter_cell cells[size];
+    std::atomic<cell_block*> next{nullptr};
+};
+
+metric_counter::~metric_counter() {
+    for (auto* b = cells_.load(std::memory_order_acquire); b;) delete std::exchange(b, b->next.load());
+}
+
+std::uint64_t metric_counter::value() const noexcept {
+    auto total = value_.load(std::memory_order_acquire);
+    for (auto* b = cells_.load(std::memory_order_acquire); b; b = b->next.load(std::memory_order_acquire))
+        for (const auto& c : b->cells) total += c.value();
+    return total;
+}
+
+metric_counter_cell& metric_counter::this_thread_cell() {
+    const auto index = this_thread_index();
+    const auto first = index - index % cell_block::size;
+    std::atomic<cell_block*>* link = &cells_;
+    for (std::size_t at = 0;; at += cell_block::size) {
+        auto* block = link->load(std::memory_order_acquire);
+        if (!block) {
+            // Append the missing block; a thread that appended first wins and this one uses its.
+            auto* fresh = new cell_block(at);
+            if (!link->compare_exchange_strong(block, fresh, std::memory_order_acq_rel)) delete fresh;
+            else block = fresh;
+        }
+        if (block->first == first) return block->cells[index - first];
+        link = &block->next;
+    }
+}
+
+/// `up` minus the releases, read as one moment: the two sums are read one after the other while
+/// other threads go on counting, so `up` is read again after the releases, and the pair is
+/// kept only when no acquisition came in between (else a lock with one holder could read 4 in a
+/// busy loop). Every release follows its acquisition in the thread's cells (release stores,
+/// acquire loads), so a kept pair is never below 0.
+std::uint64_t metric_gauge::followed_value(const metric_counter& up) const noexcept {
+    auto before = up.value();
+    for (int attempt = 0;; ++attempt) {
+        const auto down = released_.value();
+        const auto after = up.value();
+        if (after == before || attempt == 100) return after >= down ? after - down : 0;  // 100: a busy loop won: an estimate
+        before = after;
+    }
+}
+
+}  // namespace shedlock
