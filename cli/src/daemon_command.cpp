@@ -80,7 +80,7 @@ int daemon_command(const daemon_options& o) {
     for (const auto& t : tasks) daemon.add(t);
     daemon.start();
     log(log_level::info, "daemon started: " + std::to_string(tasks.size()) + " task(s) on " + locks.display);
-    const auto http = o.http.empty() ? nullptr : start_daemon_http(daemon, metrics, o.http, locks.display);
+    const auto http = o.http.empty() ? nullptr : start_daemon_http(daemon, metrics, o.http, locks.display, config.heartbeat);
     int sig = 0;
     ::sigwait(&stop_signals, &sig);
     log(log_level::info, std::string("signal ") + ::strsignal(sig) + ": stopping (grace " + o.grace + ")");

@@ -64,6 +64,7 @@ void read_main(const toml::table& table, const std::string& file, shedlock_confi
     c.default_lock_at_least_for = r.duration("default_lock_at_least_for");
     c.workers = static_cast<std::size_t>(r.integer("workers", 1, 256).value_or(4));
     c.run_retention = static_cast<std::size_t>(r.integer("run_retention", 1, 10'000'000).value_or(1000));
+    c.heartbeat = r.duration("heartbeat");
     r.finish();
 }
 

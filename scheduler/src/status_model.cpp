@@ -1,5 +1,8 @@
+#include "instance_heartbeat.hpp"
 #include "status_model.hpp"
 #include "status_text.hpp"
+
+#include <shedlock/duration.hpp>
 
 namespace shedlock::detail {
 namespace {
@@ -19,7 +22,27 @@ void append_lock(std::string& out, const lock_view& l) {
            (r.lock_until == timestamp::max() ? std::string("null") : json_string(iso_utc(r.lock_until))) +
            ",\"held\":" + (l.held ? "true" : "false") + ",\"remaining_ms\":" + std::to_string(l.remaining.count()) +
            ",\"fencing_token\":" + (r.fencing_token ? std::to_string(*r.fencing_token) : "null") +
-           ",\"stale\":" + (l.stale ? "true" : "false") + ",\"unreadable\":" + json_string(r.unreadable) + "}";
+           ",\"stale\":" + (l.stale ? "true" : "false") + ",\"stale_reason\":" +
+           (l.stale ? json_string(l.stale_reason) : std::string("null")) + ",\"unreadable\":" + json_string(r.unreadable) +
+           "}";
+}
+
+/// Why `v` (already filled in but for the flag) is stale; empty when it is not. `heartbeats`:
+/// instance -> its heartbeat record's lock_until.
+std::string stale_reason(const lock_view& v, timestamp now, const std::map<std::string, std::chrono::milliseconds>& at_most,
+                         const std::map<std::string, timestamp>& heartbeats) {
+    const auto& r = v.record;
+    if (!r.unreadable.empty()) return "the record is unreadable: " + r.unreadable;
+    if (!v.held || !heartbeat_instance(r.name).empty()) return {};
+    const auto limit = at_most.find(r.name);
+    if (limit != at_most.end() && now - r.locked_at > limit->second)
+        return "held for " + format_duration(std::chrono::duration_cast<std::chrono::milliseconds>(now - r.locked_at)) +
+               ", longer than its lock_at_most_for " + format_duration(limit->second);
+    const auto beat = heartbeats.find(instance_of_owner(r.locked_by));
+    if (beat != heartbeats.end() && beat->second <= now)
+        return "its holder " + beat->first + " stopped reporting: its heartbeat expired " +
+               format_duration(std::chrono::duration_cast<std::chrono::milliseconds>(now - beat->second)) + " ago";
+    return {};
 }
 
 }  // namespace
@@ -38,14 +61,16 @@ status_snapshot take_snapshot(scheduler& s) {
     try {
         auto records = s.provider().list_locks();
         out.now = s.provider().lock_time_now();  // after listing: see lock_provider::lock_time_now
+        std::map<std::string, timestamp> heartbeats;  // instance -> lock_until of its heartbeat record
+        for (const auto& r : records)
+            if (auto instance = heartbeat_instance(r.name); !instance.empty()) heartbeats[instance] = r.lock_until;
         for (auto& r : records) {
             lock_view v;
             v.held = r.lock_until > out.now;
             if (v.held && r.lock_until != timestamp::max()) v.remaining = r.lock_until - out.now;
-            const auto limit = at_most.find(r.name);
-            v.stale = !r.unreadable.empty() ||
-                      (v.held && limit != at_most.end() && out.now - r.locked_at > limit->second);
             v.record = std::move(r);
+            v.stale_reason = stale_reason(v, out.now, at_most, heartbeats);
+            v.stale = !v.stale_reason.empty();
             out.lock_index[v.record.name] = out.locks.size();
             out.locks.push_back(std::move(v));
         }

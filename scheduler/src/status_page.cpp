@@ -27,7 +27,7 @@ td.msg{white-space:normal;max-width:360px;color:#5a6270}
 .o-skipped_locked{background:#9aa3b0;color:#fff}.o-skipped_running{background:#e0a21b;color:#fff}
 .o-lock_error{background:#7a2ab8;color:#fff}.o-skipped_done{background:#3b78c4;color:#fff}.o-none{background:#d5d9e0}
 .badge{padding:1px 6px;border-radius:3px;font-size:12px}
-.flag{background:#fde8e6;color:#b3261e;font-weight:600}.muted{color:#8a919c}
+.flag{background:#fde8e6;color:#b3261e;font-weight:600}.muted{color:#8a919c}.why{display:block;color:#b3261e}
 </style></head><body>
 )";
 
@@ -55,7 +55,9 @@ std::string lock_cells(const status_snapshot& s, const task_status& t) {
 std::string flags(const status_snapshot& s, const task_status& t) {
     std::string out;
     const auto* l = s.lock_of(t);
-    if (l && l->stale) out += "<span class=\"badge flag\">stale lock</span> ";
+    if (l && l->stale)
+        out += "<span class=\"badge flag\">stale lock</span> <small class=\"why\">" + html_escape(l->stale_reason) +
+               "</small> ";
     if (t.running) out += "<span class=\"badge o-skipped_running\">running</span> ";
     if (!t.enabled) out += "<span class=\"badge o-none\">disabled</span>";
     return out;

@@ -1,6 +1,7 @@
 // The status server's sockets: Boost.Beast on the scheduler's io_context. Requests are read and
 // answers written on the timer thread; answers are computed on one worker thread of the server's
 // own (they may call the backend).
+#include "instance_heartbeat.hpp"
 #include "scheduler_impl.hpp"
 #include "status_routes.hpp"
 
@@ -171,6 +172,10 @@ public:
 
     std::shared_ptr<http_server_state> state() const { return state_; }
     std::uint16_t port() const noexcept override { return port_; }
+    void start_heartbeat(std::chrono::milliseconds every) {
+        if (every > std::chrono::milliseconds{0})
+            heartbeat_ = std::make_unique<detail::instance_heartbeat>(tasks_.provider(), every);
+    }
 
 private:
     scheduler& tasks_;
@@ -178,6 +183,7 @@ private:
     boost::asio::thread_pool workers_{1};  // declared before state_, which points to it
     std::shared_ptr<http_server_state> state_;
     std::uint16_t port_ = 0;
+    std::unique_ptr<detail::instance_heartbeat> heartbeat_;  // stopped (its record deleted) first
 };
 
 }  // namespace
@@ -214,9 +220,14 @@ void parse_http_address(std::string_view text, status_server_options& options) {
 }
 
 std::unique_ptr<status_server> serve_status(scheduler& tasks, metrics_registry* metrics, status_server_options options) {
+    if (options.heartbeat_every < std::chrono::milliseconds{0})
+        throw configuration_error("status server heartbeat_every " +
+                                  std::to_string(options.heartbeat_every.count()) +
+                                  " ms is negative; give a positive interval, or 0 for no heartbeat");
     auto server = std::make_unique<status_server_impl>(tasks, detail::scheduler_access::io(tasks),
                                                        detail::status_routes{tasks, metrics, options});
     server->listen(options);
+    server->start_heartbeat(options.heartbeat_every);  // after listening: a bad address writes nothing
     tasks.on_stop([weak = std::weak_ptr<http_server_state>(server->state())] {
         if (auto state = weak.lock()) state->close();
     });

@@ -5,6 +5,7 @@
 
 #include <shedlock/error.hpp>
 #include <shedlock/memory_run_store.hpp>
+#include <shedlock/owner_token.hpp>
 #include <shedlock/providers/memory_lock_provider.hpp>
 #include <shedlock/status_server.hpp>
 
@@ -177,6 +178,37 @@ TEST_CASE("status server: a port in use and bad addresses are clear errors and s
     const int before = app.ok_runs.load();
     CHECK(wait_for([&] { return app.ok_runs.load() >= before + 3; }, 10s));
     CHECK(http_get(first->port(), "/healthz").status == 200);
+}
+
+TEST_CASE("status server: its heartbeat record lives while it serves and is deleted after", "[status_server]") {
+    served_scheduler app;
+    const std::string heartbeat = "shedlock-heartbeat:" + instance_id();
+    const auto heartbeat_until = [&]() -> std::optional<timestamp> {
+        for (const auto& r : app.locks.list_locks())
+            if (r.name == heartbeat) return r.lock_until;
+        return std::nullopt;
+    };
+    auto options = listen_on("127.0.0.1");
+    options.heartbeat_every = 50ms;
+    {
+        auto server = serve_status(*app.s, &app.metrics, options);
+        REQUIRE(wait_for([&] { return heartbeat_until().has_value(); }, 10s));
+        const auto first = *heartbeat_until();
+        CHECK(first - app.locks.lock_time_now() <= 150ms);  // a lease of three intervals
+        CHECK(wait_for([&] { return *heartbeat_until() > first; }, 10s));  // renewed
+        CHECK(contains(http_get(server->port(), "/api/locks").body,
+                       "\"name\":\"" + heartbeat + "\""));
+    }
+    CHECK_FALSE(heartbeat_until().has_value());  // a clean stop leaves no record to look stopped
+    options.heartbeat_every = 0ms;
+    {
+        auto server = serve_status(*app.s, &app.metrics, options);
+        CHECK(http_get(server->port(), "/healthz").status == 200);
+        CHECK_FALSE(heartbeat_until().has_value());
+    }
+    options.heartbeat_every = -1ms;
+    CHECK_THROWS_WITH(serve_status(*app.s, &app.metrics, options),
+                      Catch::Contains("heartbeat_every -1 ms is negative"));
 }
 
 TEST_CASE("parse_http_address: host:port forms and errors", "[status_server]") {

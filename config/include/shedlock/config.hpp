@@ -11,6 +11,7 @@
 /// default_lock_at_least_for = "PT5S"
 /// workers = 4
 /// run_retention = 1000              # run records kept per task
+/// heartbeat = "PT10S"               # daemon --http: renew this instance's heartbeat record (PT0S: off)
 ///
 /// [tasks.nightly-report]
 /// cron = "0 0 2 * * ?"
@@ -66,6 +67,8 @@ struct shedlock_config {
     std::optional<std::chrono::milliseconds> default_lock_at_least_for;
     std::size_t workers = 4;
     std::size_t run_retention = 1000;
+    /// `daemon --http`: status_server_options::heartbeat_every (unset: its default, 10 s).
+    std::optional<std::chrono::milliseconds> heartbeat;
     std::map<std::string, task_config> tasks;
 
     /// The task named `name`; configuration_error naming the file and the known tasks otherwise.

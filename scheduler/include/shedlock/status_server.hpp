@@ -5,6 +5,7 @@
 #include <shedlock/metrics.hpp>
 #include <shedlock/scheduler.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -24,6 +25,14 @@ struct status_server_options {
     std::string bearer_token;
     /// What the page shows as the backend (give a redacted display form, never a raw URI).
     std::string backend;
+    /// How often this instance renews its heartbeat record, a lock named
+    /// `shedlock-heartbeat:<host>:<pid>` on the scheduler's provider with a lease of three
+    /// intervals (deleted when the server is destroyed). Every instance's status page flags a
+    /// lock as stale when its holder's heartbeat record has expired: the holder stopped reporting
+    /// (killed, frozen, cut off from the backend) and the lock would otherwise block its task
+    /// until lock_at_most_for runs out. Instances that serve no status have no heartbeat and are
+    /// never flagged this way. 0: no heartbeat; negative: configuration_error.
+    std::chrono::milliseconds heartbeat_every{10'000};
 };
 
 /// Parses `host:port` (`127.0.0.1:9464`, `[::1]:9464`, `localhost:9464`) into `options`' address and

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# A lock whose holder stopped reporting is flagged as stale by another instance's status server,
+# long before its lock_at_most_for runs out: daemon A (heartbeat every 0.3 s) runs a task that holds
+# its lock (PT1H) for a minute; daemon B shares the SQLite file. SIGSTOP of A: B's /api/locks and
+# page flag the lock with "stopped reporting"; SIGCONT: the flag goes; kill -9 of A: it is back.
+# A clean stop deletes the heartbeat record.
+# Usage: stopped_reporting_test.sh <shedlock binary> <tests/observability> <work dir>
+set -euo pipefail
+SHEDLOCK=$1 TESTS=$2 WORK=$3
+rm -rf "$WORK" && mkdir -p "$WORK"
+source "$TESTS/daemon_http.sh"
+a_pid="" a_children=""
+cleanup() {
+  stop_daemon
+  if [ -n "$a_pid" ]; then kill -CONT "$a_pid" 2>/dev/null || true; kill -9 "$a_pid" 2>/dev/null || true; fi
+  for c in $a_children; do kill -9 "$c" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+
+cat >"$WORK/daemon.toml" <<TOML
+[shedlock]
+provider = "sqlite:$WORK/locks.db?create_schema=true"
+heartbeat = "PT0.3S"
+[tasks.hold]
+fixed_rate = "PT1H"
+lock_at_most_for = "PT1H"
+command = ["sleep", "60"]
+TOML
+
+# lock_json <port> <name>: the lock's object in /api/locks
+lock_json() { curl -s "http://127.0.0.1:$1/api/locks" | grep -o "{\"name\":\"$2\"[^}]*}" || true; }
+# wait_until <what> <command...>: up to 10 s
+wait_until() {
+  local what=$1
+  shift
+  for _ in $(seq 100); do if "$@"; then return 0; fi; sleep 0.1; done
+  echo "timed out waiting for: $what" >&2
+  return 1
+}
+is_stale() { lock_json "$b_port" hold | grep -q '"stale":true,"stale_reason":"its holder [^"]* stopped reporting'; }
+not_stale() { lock_json "$b_port" hold | grep -q '"held":true.*"stale":false'; }
+
+start_daemon "$WORK/daemon.toml" 19480 19489
+a_pid=$daemon_pid a_port=$daemon_port daemon_pid=""
+wait_until "A holds the lock" sh -c "curl -s http://127.0.0.1:$a_port/api/locks | grep -q '\"name\":\"hold\",[^}]*\"held\":true'"
+a_children=$(pgrep -P "$a_pid" || true)
+start_daemon "$WORK/daemon.toml" 19490 19499
+b_port=$daemon_port
+wait_until "B sees A's heartbeat" sh -c "curl -s http://127.0.0.1:$b_port/api/locks | grep -q '\"name\":\"shedlock-heartbeat:[^\"]*:$a_pid\",[^}]*\"held\":true'"
+not_stale
+sleep 1.2  # four heartbeat intervals: A keeps reporting, the lock stays fresh
+not_stale
+
+kill -STOP "$a_pid"
+wait_until "the lock flagged once A's heartbeat expires" is_stale
+lock_json "$b_port" hold
+curl -s "http://127.0.0.1:$b_port/" | grep -q "stopped reporting"
+kill -CONT "$a_pid"
+wait_until "the flag gone once A reports again" not_stale
+
+kill -9 "$a_pid"
+wait "$a_pid" 2>/dev/null || true
+a_pid=""
+wait_until "the lock flagged after A was killed" is_stale
+
+# B stops cleanly: its heartbeat record is deleted (A's stays: A died).
+b_pid=$daemon_pid
+b_instance=$(curl -s "http://127.0.0.1:$b_port/api/locks" | grep -o "\"name\":\"shedlock-heartbeat:[^\"]*:$b_pid\"" | head -1)
+[ -n "$b_instance" ]
+stop_daemon
+"$SHEDLOCK" locks -p "sqlite:$WORK/locks.db" >"$WORK/locks.txt"
+if grep -q "shedlock-heartbeat:.*:$b_pid\b" "$WORK/locks.txt"; then echo "B's heartbeat record outlived B" >&2; exit 1; fi
+grep -q "shedlock-heartbeat:" "$WORK/locks.txt"  # A's
+echo "a holder that stopped reporting is flagged, and unflagged when it reports again: OK"
