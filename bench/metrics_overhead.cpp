@@ -24,10 +24,12 @@
 #include <boost/asio/write.hpp>
 
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -176,11 +178,19 @@ int main(int argc, char** argv) {
     providers::memory_lock_provider memory;
     executor_cycles(memory, "memory", slices, cycles);
 #ifdef SHEDLOCK_BENCH_SQLITE
-    providers::sqlite_options o;
-    o.path = "metrics_overhead.db";
-    o.create_schema_if_missing = true;
-    auto sqlite = providers::make_sqlite_lock_provider(o);
-    executor_cycles(*sqlite, "sqlite", 11, std::max(cycles / 50, 100));
+    {
+        // A scratch file of this run, removed after: the bench leaves nothing in the working directory.
+        const auto path = std::filesystem::temp_directory_path() /
+                          ("shedlock_metrics_overhead_" + std::to_string(::getpid()) + ".db");
+        providers::sqlite_options o;
+        o.path = path.string();
+        o.create_schema_if_missing = true;
+        {
+            auto sqlite = providers::make_sqlite_lock_provider(o);
+            executor_cycles(*sqlite, "sqlite", 11, std::max(cycles / 50, 100));
+        }
+        for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path.string() + suffix);
+    }
 #endif
     scrape(tasks, 15);
     return 0;
