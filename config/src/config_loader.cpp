@@ -66,6 +66,8 @@ void read_main(const toml::table& table, const std::string& file, shedlock_confi
     c.run_retention = static_cast<std::size_t>(r.integer("run_retention", 1, 10'000'000).value_or(1000));
     c.heartbeat = r.duration("heartbeat");
     r.finish();
+    if (c.heartbeat && *c.heartbeat > std::chrono::hours{1})
+        throw configuration_error(r.where() + ": [shedlock] heartbeat must be at most PT1H (e.g. \"PT10S\"), or PT0S for none");
 }
 
 shedlock_config from_table(const toml::table& root, const std::string& file) {

@@ -26,11 +26,15 @@ executor_metrics::executor_metrics(metrics_registry& registry, const std::string
 thread_lock_instruments& executor_metrics::look_up_for_this_thread(const std::string& name) {
     auto& cache = last_lock_lookup;
     const auto& [key, found] = lookup(name);
-    cache.owner = id_;
+    // Everything that may throw first: a half-written entry must never match.
+    auto& acquired = found.acquired->this_thread_cell();
+    auto& released = found.held_here->releases().this_thread_cell();
+    cache.owner = 0;
     cache.name = &key;
     cache.instruments.shared = &found;
-    cache.instruments.acquired = &found.acquired->this_thread_cell();
-    cache.instruments.released = &found.held_here->releases().this_thread_cell();
+    cache.instruments.acquired = &acquired;
+    cache.instruments.released = &released;
+    cache.owner = id_;
     return cache.instruments;
 }
 

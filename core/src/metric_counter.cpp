@@ -18,7 +18,10 @@ class thread_indices {
 public:
     std::size_t acquire() {
         std::lock_guard lock(mutex_);
-        if (free_.empty()) return next_++;
+        if (free_.empty()) {
+            free_.reserve(next_ + 1);  // release() then never allocates: it runs in a noexcept destructor
+            return next_++;
+        }
         const auto i = free_.back();
         free_.pop_back();
         return i;
@@ -39,6 +42,9 @@ thread_indices& indices() {
     return *instance;
 }
 
+/// A thread's index, given back when the thread exits. Nothing of that thread may increment a
+/// cell after (a thread_local destructor running later that counts a lock cycle would share the
+/// cell with the thread that took the index over).
 struct thread_index {
     std::size_t value = indices().acquire();
     thread_index() = default;
@@ -101,7 +107,11 @@ std::uint64_t metric_gauge::followed_value(const metric_counter& up) const noexc
     for (int attempt = 0;; ++attempt) {
         const auto down = released_.value();
         const auto after = up.value();
-        if (after == before || attempt == 100) return after >= down ? after - down : 0;  // 100: a busy loop won: an estimate
+        if (after == before) return after >= down ? after - down : 0;  // the clamp only guards misuse
+        if (attempt == 100) {  // a busy loop won: the releases read after `after` err low, never high
+            const auto later_down = released_.value();
+            return after >= later_down ? after - later_down : 0;
+        }
         before = after;
     }
 }

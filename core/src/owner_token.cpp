@@ -17,15 +17,32 @@ std::string host_name() {
     return host.substr(0, 180);  // owner token must fit VARCHAR(255)
 }
 
-std::string random_suffix() {
+constexpr std::size_t nonce_length = 6;
+constexpr std::size_t random_length = 12;
+
+/// `length` base-36 digits of `value`, appended to `out`.
+void append_base36(std::string& out, std::uint64_t value, std::size_t length) {
+    static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+    for (std::size_t i = 0; i < length; ++i, value /= 36) out += digits[value % 36];
+}
+
+/// Drawn once per process: a process restarted with the same host name and pid (a container's
+/// pid 1) gets another one. A fork() child has another pid, so it may keep its parent's.
+const std::string& process_nonce() {
+    static const std::string nonce = [] {
+        std::random_device os;
+        std::string out;
+        append_base36(out, (std::uint64_t{os()} << 32) ^ os(), nonce_length);
+        return out;
+    }();
+    return nonce;
+}
+
+std::uint64_t random_value() {
     // Seeded per thread from the OS; a counter keeps tokens unique even if two seeds collide.
     thread_local std::mt19937_64 engine{std::random_device{}()};
     static std::atomic<std::uint64_t> counter{0};
-    const std::uint64_t value = engine() ^ (counter.fetch_add(1) * 0x9e3779b97f4a7c15ULL);
-    static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
-    std::string out;
-    for (std::uint64_t v = value; out.size() < 12; v /= 36) out += digits[v % 36];
-    return out;
+    return engine() ^ (counter.fetch_add(1) * 0x9e3779b97f4a7c15ULL);
 }
 
 /// getpid() is a system call (about 1 us on a paravirtualised VM) and every acquisition needs it,
@@ -49,6 +66,21 @@ std::string instance_id() {
     return host + ":" + std::to_string(current_pid());  // per process: forked children differ
 }
 
-std::string make_owner_token() { return instance_id() + ":" + random_suffix(); }
+std::string make_owner_token() {
+    std::string out = instance_id();
+    out.reserve(out.size() + 1 + nonce_length + random_length);
+    out += ':';
+    out += process_nonce();
+    append_base36(out, random_value(), random_length);
+    return out;
+}
+
+std::string process_of_owner(std::string_view token) {
+    const auto last = token.rfind(':');
+    if (last == std::string_view::npos || last == 0 || token.size() - last - 1 != nonce_length + random_length) return {};
+    return std::string(token.substr(0, last + 1 + nonce_length));
+}
+
+std::string this_process() { return instance_id() + ":" + process_nonce(); }
 
 }  // namespace shedlock

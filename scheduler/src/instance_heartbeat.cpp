@@ -1,23 +1,26 @@
 #include "instance_heartbeat.hpp"
 
+#include <shedlock/duration.hpp>
+#include <shedlock/error.hpp>
 #include <shedlock/owner_token.hpp>
 
 #include <vector>
 
 namespace shedlock::detail {
+namespace {
 
-std::string heartbeat_instance(std::string_view lock_name) {
-    if (lock_name.substr(0, heartbeat_prefix.size()) != heartbeat_prefix) return {};
-    return std::string(lock_name.substr(heartbeat_prefix.size()));
+lock_configuration heartbeat_record(std::chrono::milliseconds every) {
+    if (every <= std::chrono::milliseconds{0} || every > max_heartbeat_every)
+        throw configuration_error("status server heartbeat interval " + std::to_string(every.count()) +
+                                  " ms is out of range; give 1 ms to 1 h (e.g. 10 s), or 0 for no heartbeat");
+    return {heartbeat_record_name(every, this_process()), heartbeat_lease};
 }
 
-std::string instance_of_owner(std::string_view locked_by) {
-    const auto last = locked_by.rfind(':');
-    return std::string(last == std::string_view::npos ? locked_by : locked_by.substr(0, last));
-}
+}  // namespace
 
-instance_heartbeat::instance_heartbeat(lock_provider& provider, std::chrono::milliseconds every)
-    : provider_(provider), every_(every), name_(std::string(heartbeat_prefix) + instance_id()) {
+instance_heartbeat::instance_heartbeat(lock_provider& provider, std::chrono::milliseconds every,
+                                       std::function<void(const std::string&)> warn)
+    : provider_(provider), every_(every), record_(heartbeat_record(every)), warn_(std::move(warn)) {
     thread_ = std::thread([this] { run(); });
 }
 
@@ -31,7 +34,7 @@ instance_heartbeat::~instance_heartbeat() {
 }
 
 void instance_heartbeat::run() {
-    prune_old_records();
+    prune_expired_records();
     std::unique_lock lock(mutex_);
     while (!stopping_) {
         lock.unlock();
@@ -45,23 +48,28 @@ void instance_heartbeat::run() {
 
 void instance_heartbeat::beat() {
     try {
-        if (held_) held_ = held_->extend(3 * every_);  // empty when the lease ran out meanwhile
-        if (!held_) held_ = provider_.try_lock({name_, 3 * every_});
-        // Still empty: a record of an earlier process with this pid is live; it expires first.
-    } catch (const std::exception&) {
-        // The backend is down or slow: the next beat tries again; a record left to expire is what
-        // the status pages of the other instances then show.
+        if (held_) held_ = held_->extend(heartbeat_lease);  // empty when taken over meanwhile
+        if (!held_) held_ = provider_.try_lock(record_);
+        // Still empty: another process with the same record name beats (a digest collision):
+        // the next beat tries again.
+        if (failing_ && warn_) warn_("status server heartbeat: renewed again (" + record_.name() + ")");
+        failing_ = false;
+    } catch (const std::exception& e) {
+        // Once per failing streak: other instances' status pages flag this one's locks meanwhile.
+        if (!failing_ && warn_)
+            warn_("status server heartbeat: cannot renew " + record_.name() + " every " + format_duration(every_) +
+                  " (" + e.what() + "); other instances may flag this instance's locks as stale until it works again");
+        failing_ = true;
     }
 }
 
-void instance_heartbeat::prune_old_records() {
+void instance_heartbeat::prune_expired_records() {
     try {
         const auto now = provider_.lock_time_now();
-        std::vector<std::string> dead;
+        std::vector<std::string> expired;
         for (const auto& r : provider_.list_locks())
-            if (!heartbeat_instance(r.name).empty() && r.lock_until < now - std::chrono::hours{24})
-                dead.push_back(r.name);
-        if (!dead.empty()) provider_.delete_records(dead);
+            if (heartbeat_interval(r.name) && r.unreadable.empty() && r.lock_until < now) expired.push_back(r.name);
+        if (!expired.empty()) provider_.delete_records(expired);
     } catch (const std::exception&) {
         // A backend that cannot list or delete keeps its old records; they only take a row each.
     }
@@ -71,9 +79,9 @@ void instance_heartbeat::remove_own_record() noexcept {
     if (!held_) return;
     try {
         held_->unlock();  // first, so the handle has nothing left to release
-        provider_.delete_records({name_});
+        provider_.delete_records({record_.name()});
     } catch (const std::exception&) {
-        // The backend is down: the record expires with its lease, as after a crash.
+        // The backend is down: the record stays unrenewed, as after a crash, until pruned.
     }
     held_.reset();
 }

@@ -143,6 +143,7 @@ struct scheduler::impl {
 /// The parts of a scheduler that other files of this component use (the status server).
 struct detail::scheduler_access {
     static boost::asio::io_context& io(scheduler& s) { return s.impl_->io; }
+    static void warn(const scheduler& s, const std::string& message) { s.impl_->warn(message); }
 };
 
 }  // namespace shedlock

@@ -1,8 +1,10 @@
+#include "heartbeat_watch.hpp"
 #include "instance_heartbeat.hpp"
 #include "status_model.hpp"
 #include "status_text.hpp"
 
 #include <shedlock/duration.hpp>
+#include <shedlock/owner_token.hpp>
 
 namespace shedlock::detail {
 namespace {
@@ -27,21 +29,19 @@ void append_lock(std::string& out, const lock_view& l) {
            "}";
 }
 
-/// Why `v` (already filled in but for the flag) is stale; empty when it is not. `heartbeats`:
-/// instance -> its heartbeat record's lock_until.
+/// Why `v` (already filled in but for the flag) is stale; empty when it is not.
 std::string stale_reason(const lock_view& v, timestamp now, const std::map<std::string, std::chrono::milliseconds>& at_most,
-                         const std::map<std::string, timestamp>& heartbeats) {
+                         const std::map<std::string, process_heartbeat>& heartbeats) {
     const auto& r = v.record;
     if (!r.unreadable.empty()) return "the record is unreadable: " + r.unreadable;
-    if (!v.held || !heartbeat_instance(r.name).empty()) return {};
+    if (!v.held || heartbeat_interval(r.name)) return {};
     const auto limit = at_most.find(r.name);
     if (limit != at_most.end() && now - r.locked_at > limit->second)
         return "held for " + format_duration(std::chrono::duration_cast<std::chrono::milliseconds>(now - r.locked_at)) +
                ", longer than its lock_at_most_for " + format_duration(limit->second);
-    const auto beat = heartbeats.find(instance_of_owner(r.locked_by));
-    if (beat != heartbeats.end() && beat->second <= now)
-        return "its holder " + beat->first + " stopped reporting: its heartbeat expired " +
-               format_duration(std::chrono::duration_cast<std::chrono::milliseconds>(now - beat->second)) + " ago";
+    const auto beat = heartbeats.find(process_of_owner(r.locked_by));
+    if (beat != heartbeats.end() && beat->second.stopped)
+        return "its holder " + beat->first + " stopped reporting: no heartbeat for " + format_duration(beat->second.silent);
     return {};
 }
 
@@ -52,7 +52,7 @@ const lock_view* status_snapshot::lock_of(const task_status& t) const {
     return it == lock_index.end() ? nullptr : &locks[it->second];
 }
 
-status_snapshot take_snapshot(scheduler& s) {
+status_snapshot take_snapshot(scheduler& s, heartbeat_watch& heartbeats) {
     status_snapshot out;
     out.running = s.running();
     out.tasks = s.task_statuses();
@@ -61,15 +61,13 @@ status_snapshot take_snapshot(scheduler& s) {
     try {
         auto records = s.provider().list_locks();
         out.now = s.provider().lock_time_now();  // after listing: see lock_provider::lock_time_now
-        std::map<std::string, timestamp> heartbeats;  // instance -> lock_until of its heartbeat record
-        for (const auto& r : records)
-            if (auto instance = heartbeat_instance(r.name); !instance.empty()) heartbeats[instance] = r.lock_until;
+        const auto processes = heartbeats.observe(records, out.now);
         for (auto& r : records) {
             lock_view v;
             v.held = r.lock_until > out.now;
             if (v.held && r.lock_until != timestamp::max()) v.remaining = r.lock_until - out.now;
             v.record = std::move(r);
-            v.stale_reason = stale_reason(v, out.now, at_most, heartbeats);
+            v.stale_reason = stale_reason(v, out.now, at_most, processes);
             v.stale = !v.stale_reason.empty();
             out.lock_index[v.record.name] = out.locks.size();
             out.locks.push_back(std::move(v));

@@ -32,7 +32,9 @@ struct status_snapshot {
     const lock_view* lock_of(const task_status& t) const;
 };
 
-status_snapshot take_snapshot(scheduler& s);
+class heartbeat_watch;
+/// `heartbeats` remembers the heartbeat records across the snapshots of one server.
+status_snapshot take_snapshot(scheduler& s, heartbeat_watch& heartbeats);
 
 std::string tasks_json(const status_snapshot& s);
 std::string locks_json(const status_snapshot& s);

@@ -116,15 +116,15 @@ http_answer status_routes::answer(const std::string& method, const std::string& 
     }
     if (path == "/api/runs")
         return runs_answer(tasks, query_of(question == std::string::npos ? std::string_view{} : std::string_view(target).substr(question + 1)));
-    if (path == "/api/tasks") return json_answer(tasks_json(take_snapshot(tasks)));
+    if (path == "/api/tasks") return json_answer(tasks_json(take_snapshot(tasks, *heartbeats)));
     if (path == "/api/locks") {
-        const auto snapshot = take_snapshot(tasks);
+        const auto snapshot = take_snapshot(tasks, *heartbeats);
         if (!snapshot.locks_error.empty())
             return {503, "application/json", "{\"error\":" + json_string(snapshot.locks_error) + "}"};
         return json_answer(locks_json(snapshot));
     }
     if (path == "/" || path == "/index.html")
-        return {200, "text/html; charset=utf-8", status_page(take_snapshot(tasks), options.backend)};
+        return {200, "text/html; charset=utf-8", status_page(take_snapshot(tasks, *heartbeats), options.backend)};
     return {404, "text/plain; charset=utf-8", "no such page; try /, /metrics, /healthz, /api/tasks, /api/locks, /api/runs\n"};
 }
 

@@ -2,6 +2,8 @@
 // What the status server answers, as a pure function of the request (no sockets): routing,
 // bearer-token check, health.
 
+#include "heartbeat_watch.hpp"
+
 #include <shedlock/status_server.hpp>
 
 #include <memory>
@@ -34,6 +36,7 @@ struct status_routes {
     metrics_registry* metrics;
     status_server_options options;
     std::shared_ptr<body_buffers> buffers = std::make_shared<body_buffers>();
+    std::shared_ptr<heartbeat_watch> heartbeats = std::make_shared<heartbeat_watch>();
 
     /// Answers one request; `authorization` is the Authorization header (may be empty). Calls the
     /// backend for /healthz, /, /api/*: run it off the timer thread.

@@ -173,8 +173,9 @@ public:
     std::shared_ptr<http_server_state> state() const { return state_; }
     std::uint16_t port() const noexcept override { return port_; }
     void start_heartbeat(std::chrono::milliseconds every) {
-        if (every > std::chrono::milliseconds{0})
-            heartbeat_ = std::make_unique<detail::instance_heartbeat>(tasks_.provider(), every);
+        if (every == std::chrono::milliseconds{0}) return;
+        heartbeat_ = std::make_unique<detail::instance_heartbeat>(
+            tasks_.provider(), every, [&tasks = tasks_](const std::string& m) { detail::scheduler_access::warn(tasks, m); });
     }
 
 private:
@@ -220,10 +221,9 @@ void parse_http_address(std::string_view text, status_server_options& options) {
 }
 
 std::unique_ptr<status_server> serve_status(scheduler& tasks, metrics_registry* metrics, status_server_options options) {
-    if (options.heartbeat_every < std::chrono::milliseconds{0})
-        throw configuration_error("status server heartbeat_every " +
-                                  std::to_string(options.heartbeat_every.count()) +
-                                  " ms is negative; give a positive interval, or 0 for no heartbeat");
+    if (options.heartbeat_every < std::chrono::milliseconds{0} || options.heartbeat_every > max_heartbeat_every)
+        throw configuration_error("status server heartbeat_every " + std::to_string(options.heartbeat_every.count()) +
+                                  " ms is out of range; give 1 ms to 1 h (e.g. 10 s), or 0 for no heartbeat");
     auto server = std::make_unique<status_server_impl>(tasks, detail::scheduler_access::io(tasks),
                                                        detail::status_routes{tasks, metrics, options});
     server->listen(options);

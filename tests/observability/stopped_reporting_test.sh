@@ -46,7 +46,9 @@ wait_until "A holds the lock" sh -c "curl -s http://127.0.0.1:$a_port/api/locks 
 a_children=$(pgrep -P "$a_pid" || true)
 start_daemon "$WORK/daemon.toml" 19490 19499
 b_port=$daemon_port
-wait_until "B sees A's heartbeat" sh -c "curl -s http://127.0.0.1:$b_port/api/locks | grep -q '\"name\":\"shedlock-heartbeat:[^\"]*:$a_pid\",[^}]*\"held\":true'"
+# heartbeat_json <port> <pid>: the heartbeat record held by that daemon
+heartbeat_json() { curl -s "http://127.0.0.1:$1/api/locks" | grep -o "{\"name\":\"shedlock-heartbeat:300:[0-9a-f]*\",\"locked_by\":\"[^\"]*:$2:[^}]*}" || true; }
+wait_until "B sees A's heartbeat" sh -c "$(declare -f heartbeat_json); heartbeat_json $b_port $a_pid | grep -q '\"held\":true'"
 not_stale
 sleep 1.2  # four heartbeat intervals: A keeps reporting, the lock stays fresh
 not_stale
@@ -60,15 +62,15 @@ wait_until "the flag gone once A reports again" not_stale
 
 kill -9 "$a_pid"
 wait "$a_pid" 2>/dev/null || true
-a_pid=""
+dead_pid=$a_pid a_pid=""
 wait_until "the lock flagged after A was killed" is_stale
 
 # B stops cleanly: its heartbeat record is deleted (A's stays: A died).
 b_pid=$daemon_pid
-b_instance=$(curl -s "http://127.0.0.1:$b_port/api/locks" | grep -o "\"name\":\"shedlock-heartbeat:[^\"]*:$b_pid\"" | head -1)
-[ -n "$b_instance" ]
+[ -n "$(heartbeat_json "$b_port" "$b_pid")" ]
 stop_daemon
 "$SHEDLOCK" locks -p "sqlite:$WORK/locks.db" >"$WORK/locks.txt"
-if grep -q "shedlock-heartbeat:.*:$b_pid\b" "$WORK/locks.txt"; then echo "B's heartbeat record outlived B" >&2; exit 1; fi
-grep -q "shedlock-heartbeat:" "$WORK/locks.txt"  # A's
+cat "$WORK/locks.txt"
+if grep "shedlock-heartbeat:" "$WORK/locks.txt" | grep -q ":$b_pid:"; then echo "B's heartbeat record outlived B" >&2; exit 1; fi
+grep "shedlock-heartbeat:" "$WORK/locks.txt" | grep -q " heartbeat .*:$dead_pid:"  # A's, not "stuck?"
 echo "a holder that stopped reporting is flagged, and unflagged when it reports again: OK"

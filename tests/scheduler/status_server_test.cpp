@@ -182,33 +182,34 @@ TEST_CASE("status server: a port in use and bad addresses are clear errors and s
 
 TEST_CASE("status server: its heartbeat record lives while it serves and is deleted after", "[status_server]") {
     served_scheduler app;
-    const std::string heartbeat = "shedlock-heartbeat:" + instance_id();
-    const auto heartbeat_until = [&]() -> std::optional<timestamp> {
-        for (const auto& r : app.locks.list_locks())
-            if (r.name == heartbeat) return r.lock_until;
+    const auto heartbeat = [&]() -> std::optional<lock_record> {
+        for (auto& r : app.locks.list_locks())
+            if (r.name.rfind("shedlock-heartbeat:50:", 0) == 0) return r;
         return std::nullopt;
     };
     auto options = listen_on("127.0.0.1");
     options.heartbeat_every = 50ms;
     {
         auto server = serve_status(*app.s, &app.metrics, options);
-        REQUIRE(wait_for([&] { return heartbeat_until().has_value(); }, 10s));
-        const auto first = *heartbeat_until();
-        CHECK(first - app.locks.lock_time_now() <= 150ms);  // a lease of three intervals
-        CHECK(wait_for([&] { return *heartbeat_until() > first; }, 10s));  // renewed
-        CHECK(contains(http_get(server->port(), "/api/locks").body,
-                       "\"name\":\"" + heartbeat + "\""));
+        REQUIRE(wait_for([&] { return heartbeat().has_value(); }, 10s));
+        const auto first = *heartbeat();
+        CHECK(first.name.size() == std::string("shedlock-heartbeat:50:").size() + 16);  // fits 64 characters
+        CHECK(process_of_owner(first.locked_by) == this_process());
+        CHECK(first.lock_until - app.locks.lock_time_now() > 23h);  // outlives the process on every backend
+        CHECK(wait_for([&] { return heartbeat()->lock_until > first.lock_until; }, 10s));  // renewed
+        CHECK(contains(http_get(server->port(), "/api/locks").body, "\"name\":\"" + first.name + "\""));
     }
-    CHECK_FALSE(heartbeat_until().has_value());  // a clean stop leaves no record to look stopped
+    CHECK_FALSE(heartbeat().has_value());  // a clean stop leaves no record to look stopped
     options.heartbeat_every = 0ms;
     {
         auto server = serve_status(*app.s, &app.metrics, options);
         CHECK(http_get(server->port(), "/healthz").status == 200);
-        CHECK_FALSE(heartbeat_until().has_value());
+        CHECK_FALSE(heartbeat().has_value());
     }
     options.heartbeat_every = -1ms;
-    CHECK_THROWS_WITH(serve_status(*app.s, &app.metrics, options),
-                      Catch::Contains("heartbeat_every -1 ms is negative"));
+    CHECK_THROWS_WITH(serve_status(*app.s, &app.metrics, options), Catch::Contains("heartbeat_every -1 ms is out of range"));
+    options.heartbeat_every = 2h;
+    CHECK_THROWS_WITH(serve_status(*app.s, &app.metrics, options), Catch::Contains("give 1 ms to 1 h"));
 }
 
 TEST_CASE("parse_http_address: host:port forms and errors", "[status_server]") {

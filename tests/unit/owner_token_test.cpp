@@ -36,3 +36,16 @@ TEST_CASE("a forked child's owner tokens carry the child's pid, not the parent's
     ::waitpid(child, nullptr, 0);
     CHECK(verdict == 'y');
 }
+
+TEST_CASE("process_of_owner: host, pid and a per-process nonce; empty for tokens not made here", "[owner]") {
+    const auto token = shedlock::make_owner_token();
+    const auto process = shedlock::process_of_owner(token);
+    CHECK(process == shedlock::this_process());
+    CHECK(process.rfind(shedlock::instance_id() + ":", 0) == 0);
+    CHECK(process.size() == shedlock::instance_id().size() + 1 + 6);
+    CHECK(shedlock::process_of_owner(shedlock::make_owner_token()) == process);  // one per process
+    CHECK(shedlock::process_of_owner("web-1").empty());  // Java ShedLock: the host name alone
+    CHECK(shedlock::process_of_owner("web-1:42:short").empty());
+    CHECK(shedlock::process_of_owner(":abcdefghijklmnopqr").empty());
+    CHECK(shedlock::process_of_owner("h:1:abcdefghijklmnopqr") == "h:1:abcdef");
+}

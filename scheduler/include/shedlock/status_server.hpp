@@ -25,13 +25,14 @@ struct status_server_options {
     std::string bearer_token;
     /// What the page shows as the backend (give a redacted display form, never a raw URI).
     std::string backend;
-    /// How often this instance renews its heartbeat record, a lock named
-    /// `shedlock-heartbeat:<host>:<pid>` on the scheduler's provider with a lease of three
-    /// intervals (deleted when the server is destroyed). Every instance's status page flags a
-    /// lock as stale when its holder's heartbeat record has expired: the holder stopped reporting
-    /// (killed, frozen, cut off from the backend) and the lock would otherwise block its task
-    /// until lock_at_most_for runs out. Instances that serve no status have no heartbeat and are
-    /// never flagged this way. 0: no heartbeat; negative: configuration_error.
+    /// How often this process renews its heartbeat record: a lock named
+    /// `shedlock-heartbeat:<interval ms>:<digest>` on the scheduler's provider, held by this
+    /// process (a lease of a day; deleted when the server is destroyed). Every status server
+    /// flags a lock as stale when its holder's heartbeat has not been renewed for three of its
+    /// intervals: the holder stopped reporting (killed, frozen, cut off from the backend) and the
+    /// lock would otherwise block its task until lock_at_most_for runs out. Processes that serve
+    /// no status have no heartbeat and are never flagged this way. 0: no heartbeat; 1 ms to 1 h;
+    /// anything else is a configuration_error.
     std::chrono::milliseconds heartbeat_every{10'000};
 };
 
