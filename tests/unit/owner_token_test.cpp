@@ -37,7 +37,7 @@ TEST_CASE("a forked child's owner tokens carry the child's pid, not the parent's
     CHECK(verdict == 'y');
 }
 
-TEST_CASE("process_of_owner: host, pid and a per-process nonce; empty for tokens not made here", "[owner]") {
+TEST_CASE("process_of_owner: host, pid and a per-process nonce, empty for tokens not made here", "[owner]") {
     const auto token = shedlock::make_owner_token();
     const auto process = shedlock::process_of_owner(token);
     CHECK(process == shedlock::this_process());
