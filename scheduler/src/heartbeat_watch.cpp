@@ -3,7 +3,20 @@
 
 #include <shedlock/owner_token.hpp>
 
+#include <algorithm>
+
 namespace shedlock::detail {
+namespace {
+
+/// Whether a record's lock_until moved by a beat. A beat moves it by about an interval; a listing
+/// may move it by a few milliseconds without one (Redis before 7 computes lock_until as TIME +
+/// PTTL, two reads apart), which must not count as a beat.
+bool moved(timestamp before, timestamp after, std::chrono::milliseconds every) {
+    const auto delta = after > before ? after - before : before - after;
+    return delta > every / 2;
+}
+
+}  // namespace
 
 std::map<std::string, process_heartbeat> heartbeat_watch::observe(const std::vector<lock_record>& records,
                                                                   timestamp now) {
@@ -19,14 +32,21 @@ std::map<std::string, process_heartbeat> heartbeat_watch::observe(const std::vec
         const auto process = process_of_owner(r.locked_by);
         if (process.empty()) continue;
         auto seen = seen_.find(r.name);
-        const bool first_sighting = seen == seen_.end();
-        sighting s = first_sighting || seen->second.lock_until != r.lock_until ? sighting{r.lock_until, steady_now}
-                                                                                : seen->second;
-        const auto unchanged_for = duration_cast<milliseconds>(steady_now - s.since);
-        const auto since_last_beat = duration_cast<milliseconds>(now - (r.lock_until - heartbeat_lease));
-        process_heartbeat h;
-        if (unchanged_for > 3 * *every) h = {true, unchanged_for};
-        else if (since_last_beat > 3 * *every + skew_allowance) h = {true, since_last_beat};
+        sighting s;
+        if (seen == seen_.end()) {
+            // First sighting: its silence so far is what its own time says (last beat = lock_until
+            // minus the lease), less the allowance for clock skew; from then on only this
+            // server's steady clock counts, so a writer whose clock is off is never flagged
+            // while it keeps beating.
+            const auto since_last_beat = duration_cast<milliseconds>(now - (r.lock_until - heartbeat_lease));
+            s = {r.lock_until, steady_now - std::max(milliseconds{0}, since_last_beat - skew_allowance)};
+        } else if (moved(seen->second.lock_until, r.lock_until, *every)) {
+            s = {r.lock_until, steady_now};
+        } else {
+            s = seen->second;
+        }
+        const auto silent = duration_cast<milliseconds>(steady_now - s.since);
+        const process_heartbeat h{silent > 3 * *every, silent};
         // A clean stop deletes the record; a record seen twice from one process keeps the freshest.
         auto [at, added] = out.emplace(process, h);
         if (!added && !h.stopped) at->second = h;

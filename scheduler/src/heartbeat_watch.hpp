@@ -19,11 +19,11 @@ struct process_heartbeat {
 };
 
 /// Remembers, across the listings of one status server, when each heartbeat record's lock_until
-/// last changed, on this server's steady clock: a record unchanged for three of its intervals
-/// belongs to a process that stopped reporting, whatever the writers' clocks say. A record seen
-/// for the first time is judged by its own time instead (its last beat, lock_until minus the
-/// lease, against `now`), with a minute allowed for clock skew between hosts.
-/// Thread safety: observe() may be called from any thread.
+/// last moved by a beat, on this server's steady clock: a record that has not moved for three of
+/// its intervals belongs to a process that stopped reporting, whatever the writers' clocks say.
+/// A record seen for the first time starts with the silence its own time shows (its last beat,
+/// lock_until minus the lease, against `now`), less a minute allowed for clock skew between
+/// hosts. Thread safety: observe() may be called from any thread.
 class heartbeat_watch {
 public:
     static constexpr std::chrono::minutes skew_allowance{1};

@@ -35,12 +35,18 @@ instance_heartbeat::~instance_heartbeat() {
 
 void instance_heartbeat::run() {
     prune_expired_records();
+    // At a fixed rate: a slow beat does not push the next ones back (readers allow three
+    // intervals between beats, not three intervals plus the beats' own time).
+    auto next = std::chrono::steady_clock::now();
     std::unique_lock lock(mutex_);
     while (!stopping_) {
         lock.unlock();
         beat();
+        next += every_;
+        const auto now = std::chrono::steady_clock::now();
+        if (next < now) next = now;  // beats missed while the backend hung are not caught up
         lock.lock();
-        wake_.wait_for(lock, every_, [this] { return stopping_; });
+        wake_.wait_until(lock, next, [this] { return stopping_; });
     }
     lock.unlock();
     remove_own_record();

@@ -16,8 +16,8 @@ struct lock_view {
     bool held = false;                       ///< lock_until is after the backend's now
     std::chrono::milliseconds remaining{0};  ///< of the lease, when held
     /// Held longer than its task's lock_at_most_for (a lease that keeps being extended past it,
-    /// or a holder whose clock or process misbehaves), held by an instance whose heartbeat record
-    /// expired (it stopped reporting: killed, frozen, cut off), or unreadable.
+    /// or a holder whose clock or process misbehaves), held by a process whose heartbeat record
+    /// stopped being renewed (it stopped reporting: killed, frozen, cut off), or unreadable.
     bool stale = false;
     std::string stale_reason;  ///< why, when stale
 };

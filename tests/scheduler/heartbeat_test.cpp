@@ -71,7 +71,32 @@ TEST_CASE("heartbeat watch: a record first seen long after its last beat is stop
     CHECK_FALSE(seen.at(process_a).stopped);
     CHECK_FALSE(seen.at("web-2:1:bbbbbb").stopped);  // within the allowance for clock skew
     CHECK(seen.at("web-3:1:cccccc").stopped);
-    CHECK(seen.at("web-3:1:cccccc").silent >= 2h);
+    CHECK(seen.at("web-3:1:cccccc").silent >= 2h - heartbeat_watch::skew_allowance);
+}
+
+TEST_CASE("heartbeat watch: a writer whose clock is off is not flagged while it keeps beating", "[heartbeat]") {
+    heartbeat_watch watch;
+    const auto now = timestamp{} + std::chrono::hours{24 * 365 * 50};
+    auto record = heartbeat_of(process_a, 20ms, now - 5min);  // its clock is 5 minutes behind
+    CHECK(watch.observe({record}, now).at(process_a).stopped);  // first sighting: its own time says so
+    for (int beat = 0; beat < 5; ++beat) {
+        std::this_thread::sleep_for(20ms);
+        record.lock_until += 20ms;  // it beats: from now on only this server's steady clock counts
+        CHECK_FALSE(watch.observe({record}, now + (beat + 1) * 20ms).at(process_a).stopped);
+    }
+}
+
+TEST_CASE("heartbeat watch: lock_until jitter of a listing is not a beat", "[heartbeat]") {
+    heartbeat_watch watch;
+    const auto now = timestamp{} + std::chrono::hours{24 * 365 * 50};
+    auto record = heartbeat_of(process_a, 20ms, now);
+    CHECK_FALSE(watch.observe({record}, now).at(process_a).stopped);
+    for (int i = 0; i < 8; ++i) {  // Redis before 7: TIME + PTTL, read apart, moves by a few ms
+        std::this_thread::sleep_for(10ms);
+        record.lock_until += (i % 2 ? -3ms : 3ms);
+        (void)watch.observe({record}, now);
+    }
+    CHECK(watch.observe({record}, now).at(process_a).stopped);  // 80 ms without a beat
 }
 
 TEST_CASE("heartbeat watch: records of other writers and unreadable records are not judged", "[heartbeat]") {
