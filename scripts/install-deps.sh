@@ -3,7 +3,8 @@
 # and test its own Debian packages (dpkg-dev, file; man-db renders the manual page); faketime
 # gives the chaos suite its client clock faults; chromium renders `shedlock bench --svg` and the
 # status page in end-to-end tests; prometheus (promtool and the server) and curl test the
-# daemon's /metrics and alert rules (tests/observability).
+# daemon's /metrics and alert rules (tests/observability); procps (pgrep) finds a killed daemon's
+# children in tests/observability/stopped_reporting_test.sh.
 # Each provider lists its own client library and server in providers/<name>/debian-packages.
 # Quiet and quick when everything is already there.
 set -euo pipefail
@@ -16,7 +17,7 @@ packages=(
   openssl
   dpkg-dev file man-db
   faketime
-  prometheus chromium curl
+  prometheus chromium curl procps
 )
 for list in providers/*/debian-packages; do
   # shellcheck disable=SC2207  # package names have no spaces

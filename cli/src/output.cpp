@@ -16,13 +16,6 @@ std::string json_string(const std::string& text) { return detail::json_string(te
 
 namespace {
 
-void append_escaped(std::string& out, unsigned char byte) {
-    static const char hex[] = "0123456789abcdef";
-    out += "\\x";
-    out += hex[byte >> 4];
-    out += hex[byte & 0xf];
-}
-
 /// Characters a terminal shows for `s` (continuation bytes take no column).
 std::size_t columns(const std::string& s) {
     std::size_t n = 0;
@@ -32,23 +25,7 @@ std::size_t columns(const std::string& s) {
 
 }  // namespace
 
-std::string printable(const std::string& text) {
-    std::string out;
-    out.reserve(text.size());
-    for (std::size_t i = 0; i < text.size();) {
-        const auto decoded = decode_utf8_at(text, i);
-        const std::size_t n = decoded ? decoded->length : 0;
-        const char32_t cp = decoded ? decoded->code_point : 0;
-        if (n == 0 || cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) {  // C0, DEL, C1, not UTF-8
-            for (std::size_t k = 0; k < std::max<std::size_t>(n, 1); ++k) append_escaped(out, static_cast<unsigned char>(text[i + k]));
-            i += std::max<std::size_t>(n, 1);
-        } else {
-            out.append(text, i, n);
-            i += n;
-        }
-    }
-    return out;
-}
+std::string printable(const std::string& text) { return printable_text(text); }
 
 std::string format_table(const std::vector<std::vector<std::string>>& rows) {
     std::vector<std::vector<std::string>> cells;

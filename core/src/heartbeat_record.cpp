@@ -1,3 +1,4 @@
+#include <shedlock/error.hpp>
 #include <shedlock/heartbeat_record.hpp>
 
 #include <charconv>
@@ -16,6 +17,12 @@ std::uint64_t digest(std::string_view text) {
 }
 
 }  // namespace
+
+void validate_heartbeat_every(std::chrono::milliseconds every) {
+    if (every < std::chrono::milliseconds{0} || every > max_heartbeat_every)
+        throw configuration_error("status server heartbeat_every " + std::to_string(every.count()) +
+                                  " ms is out of range; give 1 ms to 1 h (e.g. 10 s), or 0 for no heartbeat");
+}
 
 std::string heartbeat_record_name(std::chrono::milliseconds every, std::string_view process) {
     std::string out(heartbeat_prefix);

@@ -7,27 +7,8 @@
 namespace shedlock {
 namespace {
 
-bool is_claim_control(char32_t cp) { return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f); }
-
-/// The value for a message: printable characters as they are, anything else as \xNN, cut at
-/// 80 bytes (an over-long key is named, not echoed in full).
-std::string shown_claim_value(std::string_view value) {
-    static const char hex[] = "0123456789abcdef";
-    std::string out;
-    for (std::size_t pos = 0; pos < value.size() && out.size() < 80;) {
-        const auto decoded = decode_utf8_at(value, pos);
-        if (decoded && !is_claim_control(decoded->code_point)) {
-            out.append(value.substr(pos, decoded->length));
-            pos += decoded->length;
-            continue;
-        }
-        const auto c = static_cast<unsigned char>(value[pos++]);
-        out += "\\x";
-        out += hex[c >> 4];
-        out += hex[c & 0xf];
-    }
-    return out.size() < value.size() && out.size() >= 80 ? out + "..." : out;
-}
+/// The value for a message, cut at 80 bytes (an over-long key is named, not echoed in full).
+std::string shown_claim_value(std::string_view value) { return printable_text(value, 80); }
 
 /// Throws unless `value` is 1..max_chars printable UTF-8 characters.
 void validate_printable(std::string_view value, std::string_view what, std::size_t max_chars) {
@@ -39,7 +20,7 @@ void validate_printable(std::string_view value, std::string_view what, std::size
         if (!decoded)
             throw configuration_error(role + " \"" + shown_claim_value(value) + "\" is not valid UTF-8 (byte " +
                                       std::to_string(pos) + "); write it in UTF-8");
-        if (is_claim_control(decoded->code_point))
+        if (is_control_character(decoded->code_point))
             throw configuration_error(role + " \"" + shown_claim_value(value) +
                                       "\" contains a control character; use printable characters only");
         pos += decoded->length;

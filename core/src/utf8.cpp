@@ -30,4 +30,25 @@ std::optional<utf8_char> decode_utf8_at(std::string_view text, std::size_t pos) 
     return utf8_char{cp, length};
 }
 
+bool is_control_character(char32_t cp) noexcept { return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f); }
+
+std::string printable_text(std::string_view text, std::size_t max_bytes) {
+    // Decoded, not byte by byte: a C1 control is two bytes that are not controls alone.
+    static const char hex[] = "0123456789abcdef";
+    std::string out;
+    for (std::size_t pos = 0; pos < text.size() && out.size() < max_bytes;) {
+        const auto decoded = decode_utf8_at(text, pos);
+        if (decoded && !is_control_character(decoded->code_point)) {
+            out.append(text.substr(pos, decoded->length));
+            pos += decoded->length;
+            continue;
+        }
+        const auto c = static_cast<unsigned char>(text[pos++]);
+        out += "\\x";
+        out += hex[c >> 4];
+        out += hex[c & 0xf];
+    }
+    return out.size() < text.size() && out.size() >= max_bytes ? out + "..." : out;
+}
+
 }  // namespace shedlock

@@ -10,9 +10,9 @@ namespace shedlock::detail {
 namespace {
 
 lock_configuration heartbeat_record(std::chrono::milliseconds every) {
-    if (every <= std::chrono::milliseconds{0} || every > max_heartbeat_every)
-        throw configuration_error("status server heartbeat interval " + std::to_string(every.count()) +
-                                  " ms is out of range; give 1 ms to 1 h (e.g. 10 s), or 0 for no heartbeat");
+    validate_heartbeat_every(every);
+    if (every == std::chrono::milliseconds{0})
+        throw configuration_error("status server heartbeat_every 0 ms means no heartbeat; start none");
     return {heartbeat_record_name(every, this_process()), heartbeat_lease};
 }
 

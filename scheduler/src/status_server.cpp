@@ -6,6 +6,7 @@
 #include "status_routes.hpp"
 
 #include <shedlock/error.hpp>
+#include <shedlock/heartbeat_record.hpp>
 #include <shedlock/status_server.hpp>
 
 #include <boost/asio/ip/tcp.hpp>
@@ -221,9 +222,7 @@ void parse_http_address(std::string_view text, status_server_options& options) {
 }
 
 std::unique_ptr<status_server> serve_status(scheduler& tasks, metrics_registry* metrics, status_server_options options) {
-    if (options.heartbeat_every < std::chrono::milliseconds{0} || options.heartbeat_every > max_heartbeat_every)
-        throw configuration_error("status server heartbeat_every " + std::to_string(options.heartbeat_every.count()) +
-                                  " ms is out of range; give 1 ms to 1 h (e.g. 10 s), or 0 for no heartbeat");
+    validate_heartbeat_every(options.heartbeat_every);  // before listening: nothing is bound or written
     auto server = std::make_unique<status_server_impl>(tasks, detail::scheduler_access::io(tasks),
                                                        detail::status_routes{tasks, metrics, options});
     server->listen(options);

@@ -1,6 +1,7 @@
 // The status server on a real socket: every endpoint, status codes, JSON shape, bearer token,
 // bad addresses and a port in use (the scheduler keeps running through all of them).
 #include "http_get.hpp"
+#include "unavailable_provider.hpp"
 #include "wait_for.hpp"
 
 #include <shedlock/error.hpp>
@@ -19,24 +20,6 @@ using shedlock::test::http_get;
 using shedlock::test::wait_for;
 
 namespace {
-
-/// A provider whose backend is down: every call throws.
-class down_status_provider final : public lock_provider {
-public:
-    bool supports_fencing() const override { return false; }
-    std::vector<lock_record> list_locks() override {
-        throw storage_error(storage_category::unavailable, "connection refused by postgresql://app:hunter2@db/x");
-    }
-
-private:
-    std::optional<lease> do_try_lock(const lock_configuration&, const std::string&) override {
-        throw storage_error(storage_category::unavailable, "connection refused");
-    }
-    void do_unlock(const lease&) override {}
-    std::optional<lease> do_extend(const lease&, std::chrono::milliseconds, std::chrono::milliseconds) override {
-        return std::nullopt;
-    }
-};
 
 status_server_options listen_on(std::string address, std::uint16_t port = 0, std::string token = {}) {
     status_server_options o;
@@ -154,7 +137,7 @@ TEST_CASE("status server: the bearer token guards everything but /healthz", "[st
 }
 
 TEST_CASE("status server: /healthz is 503 with the reason when the backend is down", "[status_server]") {
-    down_status_provider down;
+    test::unavailable_provider down("connection refused by postgresql://app:hunter2@db/x");
     served_scheduler app(&down);
     auto server = serve_status(*app.s, &app.metrics, listen_on("127.0.0.1"));
     const auto health = http_get(server->port(), "/healthz");

@@ -1,15 +1,23 @@
 #pragma once
-// A lock provider whose backend is down: every try_lock throws storage_error(unavailable).
+// A lock provider whose backend is down: every try_lock throws storage_error(unavailable), and
+// list_locks() too when given the message to throw (else it lists nothing).
 
 #include <shedlock/error.hpp>
 #include <shedlock/lock_provider.hpp>
+
+#include <string>
+#include <utility>
 
 namespace shedlock::test {
 
 class unavailable_provider final : public lock_provider {
 public:
+    explicit unavailable_provider(std::string list_error = {}) : list_error_(std::move(list_error)) {}
     bool supports_fencing() const override { return true; }
-    std::vector<lock_record> list_locks() override { return {}; }
+    std::vector<lock_record> list_locks() override {
+        if (!list_error_.empty()) throw storage_error(storage_category::unavailable, list_error_);
+        return {};
+    }
 
 private:
     std::optional<lease> do_try_lock(const lock_configuration&, const std::string&) override {
@@ -19,6 +27,7 @@ private:
     std::optional<lease> do_extend(const lease&, std::chrono::milliseconds, std::chrono::milliseconds) override {
         return std::nullopt;
     }
+    std::string list_error_;
 };
 
 }  // namespace shedlock::test

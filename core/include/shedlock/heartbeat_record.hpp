@@ -21,6 +21,10 @@ inline constexpr std::chrono::hours heartbeat_lease{24};
 /// The longest interval (the shortest is 1 ms).
 inline constexpr std::chrono::milliseconds max_heartbeat_every{std::chrono::hours{1}};
 
+/// Throws configuration_error unless `every` is 0 (no heartbeat) or 1 ms to max_heartbeat_every,
+/// naming the value and the range.
+void validate_heartbeat_every(std::chrono::milliseconds every);
+
 /// The record name of `process` (process_of_owner() form) beating every `every`.
 std::string heartbeat_record_name(std::chrono::milliseconds every, std::string_view process);
 
