@@ -53,7 +53,9 @@ std::optional<lock_handle> lock_handle::extend(std::chrono::milliseconds at_most
     // An extension never shortens the minimum hold promised at acquisition: a keep-alive that
     // extends with at_least 0 must still leave the lock held until locked_at + lock_at_least_for.
     extended->keep_until = std::max(extended->keep_until, lease_.keep_until);
-    extended->keep_deadline = std::max(provider.clock().monotonic_now() + at_least, lease_.keep_deadline);
+    const monotonic_time answered = provider.clock().monotonic_now();
+    extended->keep_deadline = std::max(answered + at_least, lease_.keep_deadline);
+    extended->lease_deadline = answered + at_most;
     return lock_handle(provider, std::move(*extended));
 }
 

@@ -12,7 +12,9 @@ std::optional<lock_handle> lock_provider::try_lock(const lock_configuration& con
     if (!granted) return std::nullopt;
     // Counted from the answer, not the request: the hold then lasts at least lock_at_least_for
     // from whenever the backend granted it.
-    granted->keep_deadline = clock().monotonic_now() + config.lock_at_least_for();
+    const monotonic_time answered = clock().monotonic_now();
+    granted->keep_deadline = answered + config.lock_at_least_for();
+    granted->lease_deadline = answered + config.lock_at_most_for();
     return lock_handle(*this, std::move(*granted));
 }
 

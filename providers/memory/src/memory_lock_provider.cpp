@@ -24,7 +24,9 @@ void memory_lock_provider::do_unlock(const lease& held) {
     const timestamp now = clock().now();
     // Only a live lease: an expired or force-released lock stays free (as on every backend).
     if (it == records_.end() || it->second.locked_by != held.owner || it->second.lock_until <= now) return;
-    it->second.lock_until = now + remaining_hold(held);
+    const timestamp released_until = now + remaining_hold(held);
+    it->second.lock_until =
+        hold_outlasts_lease(held) ? released_until : std::min(it->second.lock_until, released_until);
 }
 
 std::optional<lease> memory_lock_provider::do_extend(const lease& held, std::chrono::milliseconds at_most,

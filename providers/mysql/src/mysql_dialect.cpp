@@ -52,10 +52,11 @@ public:
 
     statement unlock(const table_name& t, const statement_options& o) const override {
         if (o.db_time)
-            return {"UPDATE " + sql_name(t) + " SET lock_until = " + server_now_plus +
+            return {"UPDATE " + sql_name(t) + " SET lock_until = " + released_until(server_now_plus, o) +
                         " WHERE name = ? AND locked_by = ? AND lock_until > " + server_now,
                     {slot::keep_for_ms, slot::name, slot::owner}};
-        return {"UPDATE " + sql_name(t) + " SET lock_until = ? WHERE name = ? AND locked_by = ? AND lock_until > ?",
+        return {"UPDATE " + sql_name(t) + " SET lock_until = " + released_until("?", o) +
+                    " WHERE name = ? AND locked_by = ? AND lock_until > ?",
                 {slot::unlock_until, slot::name, slot::owner, slot::now}};
     }
 

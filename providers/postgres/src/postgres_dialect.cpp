@@ -72,7 +72,7 @@ public:
         // asynchronous commit costs no extra round trip and affects nothing else.
         const std::string relaxed =
             async_unlock_ ? " FROM (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed" : "";
-        const std::string until = o.db_time ? server_now_plus(1) : ts(1);
+        const std::string until = released_until(o.db_time ? server_now_plus(1) : ts(1), o);
         if (o.db_time)
             return {"UPDATE " + sql_name(t) + " SET lock_until = " + until + relaxed +
                         " WHERE name = $2 AND locked_by = $3 AND lock_until > " + server_now,

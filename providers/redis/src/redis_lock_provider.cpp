@@ -41,7 +41,9 @@ private:
     std::optional<lease> do_extend(const lease& held, std::chrono::milliseconds at_most,
                                    std::chrono::milliseconds at_least) override;
 
-    std::int64_t run(redis_script script, const std::string& name, std::string_view owner, std::chrono::milliseconds ms);
+    /// `past_lease` (unlock only): the release may set a TTL longer than the key's remaining one.
+    std::int64_t run(redis_script script, const std::string& name, std::string_view owner, std::chrono::milliseconds ms,
+                     bool past_lease = false);
 
     const redis_options options_;
     const detail::redis_keys keys_;
@@ -50,14 +52,16 @@ private:
 };
 
 std::int64_t redis_lock_provider::run(redis_script script, const std::string& name, std::string_view owner,
-                                      std::chrono::milliseconds ms) {
+                                      std::chrono::milliseconds ms, bool past_lease) {
     const std::string lock_key = keys_.lock_key(name);
     const std::string fence_key = script == redis_script::acquire && options_.fencing ? keys_.fence_key(name) : "";
     std::vector<std::string_view> keys{lock_key};
     if (!fence_key.empty()) keys.push_back(fence_key);
     const std::string millis = std::to_string(ms.count());
+    std::vector<std::string_view> args{owner, millis};
+    if (script == redis_script::unlock) args.push_back(past_lease ? "1" : "0");
     const auto call = [&](detail::redis_connection& connection) {
-        auto reply = scripts_.run(connection, script, keys, {owner, millis});
+        auto reply = scripts_.run(connection, script, keys, args);
         if (reply->type != REDIS_REPLY_INTEGER)
             throw storage_error(storage_category::invalid_data,
                                 connection.where() + " answered a lock script with a non-integer reply; is the key \"" +
@@ -81,8 +85,9 @@ std::optional<lease> redis_lock_provider::do_try_lock(const lock_configuration& 
 
 void redis_lock_provider::do_unlock(const lease& held) {
     // The remaining minimum hold, measured on the client's monotonic clock, becomes a relative
-    // TTL; 0 deletes the key.
-    run(redis_script::unlock, held.name, held.owner, remaining_hold(held));
+    // TTL (never longer than the key's own, unless the hold outlasts the lease); 0 deletes the key.
+    // A release re-sent after a timeout is then as harmless as one sent once.
+    run(redis_script::unlock, held.name, held.owner, remaining_hold(held), hold_outlasts_lease(held));
 }
 
 std::optional<lease> redis_lock_provider::do_extend(const lease& held, std::chrono::milliseconds at_most,

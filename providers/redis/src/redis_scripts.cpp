@@ -39,13 +39,18 @@ return token
 )lua";
 
 // Only the owner's live key is touched (an expired or released key is gone, and stays gone).
-// The TTL becomes the remaining lock_at_least_for, even when that is longer than the lease an
-// extension left: the minimum hold promised at acquisition is kept. None left deletes the key.
-// The fence key is never deleted.
+// The TTL becomes the remaining lock_at_least_for, capped at the key's remaining TTL: a release
+// that arrives late (held in transit, re-sent after a timeout) never lengthens the lease. Only
+// when ARGV[3] is '1' (an extension left a lease shorter than the minimum hold promised at
+// acquisition) may it outlast the TTL. None left deletes the key. The fence key is never deleted.
 constexpr std::string_view unlock_lua = R"lua(
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 local left = tonumber(ARGV[2])
 if left <= 0 then return redis.call('DEL', KEYS[1]) end
+if ARGV[3] ~= '1' then
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl >= 0 and ttl < left then left = ttl end
+end
 redis.call('PEXPIRE', KEYS[1], left)
 return 1
 )lua";

@@ -6,6 +6,10 @@ namespace shedlock::providers::sql {
 // table_name admits letters, digits and '_' only, so no identifier ever holds a quote to escape.
 std::string sql_dialect::quote(const std::string& identifier) const { return "\"" + identifier + "\""; }
 
+std::string sql_dialect::least(const std::string& a, const std::string& b) const {
+    return "LEAST(" + a + ", " + b + ")";
+}
+
 std::string sql_dialect::sql_name(const table_name& table) const {
     return table.schema() ? quote(*table.schema()) + "." + quote(table.table()) : quote(table.table());
 }

@@ -53,6 +53,9 @@ sql_lock_provider::sql_lock_provider(std::unique_ptr<sql_dialect> dialect, conne
     check_schema();
     acquire_ = dialect_->acquire(table_, statement_options_());
     unlock_ = dialect_->unlock(table_, statement_options_());
+    statement_options past_lease = statement_options_();
+    past_lease.hold_past_lease = true;
+    unlock_past_lease_ = dialect_->unlock(table_, past_lease);
     extend_ = dialect_->extend(table_, statement_options_());
 }
 
@@ -108,7 +111,8 @@ void sql_lock_provider::do_unlock(const lease& held) {
     v.unlock_until = v.now + v.keep_for;
     // The unlock may commit asynchronously where the dialect allows it: if the server loses it
     // in a crash, the lock merely stays until its lock_until.
-    pool_.run_idempotent([&](sql_connection& c) { return c.execute_relaxed(unlock_.sql, bind(unlock_, v)); });
+    const statement& release = hold_outlasts_lease(held) ? unlock_past_lease_ : unlock_;
+    pool_.run_idempotent([&](sql_connection& c) { return c.execute_relaxed(release.sql, bind(release, v)); });
 }
 
 std::optional<lease> sql_lock_provider::do_extend(const lease& held, std::chrono::milliseconds at_most,

@@ -47,10 +47,11 @@ public:
 
     statement unlock(const table_name& t, const statement_options& o) const override {
         if (o.db_time)
-            return {"UPDATE " + sql_name(t) + " SET lock_until = " + server_now_plus(1) +
+            return {"UPDATE " + sql_name(t) + " SET lock_until = " + released_until(server_now_plus(1), o) +
                         " WHERE name = ?2 AND locked_by = ?3 AND lock_until > " + server_now,
                     {slot::keep_for_ms, slot::name, slot::owner}};
-        return {"UPDATE " + sql_name(t) + " SET lock_until = ?1 WHERE name = ?2 AND locked_by = ?3 AND lock_until > ?4",
+        return {"UPDATE " + sql_name(t) + " SET lock_until = " + released_until("?1", o) +
+                    " WHERE name = ?2 AND locked_by = ?3 AND lock_until > ?4",
                 {slot::unlock_until, slot::name, slot::owner, slot::now}};
     }
 
@@ -65,6 +66,12 @@ public:
     }
 
     std::string server_now_sql() const override { return std::string("SELECT ") + server_now; }
+
+    // SQLite's LEAST is the two-argument scalar MIN; both sides are timestamp text of one format,
+    // which orders as the times do.
+    std::string least(const std::string& a, const std::string& b) const override {
+        return "MIN(" + a + ", " + b + ")";
+    }
 
     std::vector<std::string> run_table_schema_sql(const table_name& t) const override {
         return {"CREATE TABLE IF NOT EXISTS " + sql_name(t) +

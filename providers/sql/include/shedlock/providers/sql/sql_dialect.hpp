@@ -51,6 +51,9 @@ struct statement {
 struct statement_options {
     bool fencing = true;   ///< the table has a fencing_token column
     bool db_time = false;  ///< "now" is the database server's clock
+    /// Unlock only: the release may set lock_until past its stored value (the handle's minimum
+    /// hold outlasts its lease). Without it the release is capped at the stored lock_until.
+    bool hold_past_lease = false;
 };
 
 /// The run-record table's columns in the order of the insert's parameters and of last_runs'
@@ -107,7 +110,8 @@ public:
     /// One atomic statement: insert if absent, take over if expired, else write nothing.
     virtual statement acquire(const table_name& table, const statement_options& options) const = 0;
     virtual acquire_result acquire_reports() const { return acquire_result::returning_row; }
-    /// Owner-checked release to unlock_until (or server now + keep_for_ms).
+    /// Owner-checked release to unlock_until (or server now + keep_for_ms), capped at the stored
+    /// lock_until (released_until()) unless options.hold_past_lease.
     virtual statement unlock(const table_name& table, const statement_options& options) const = 0;
     /// Owner-checked, live-only extension; reports a row (lock_until) or affected rows > 0.
     virtual statement extend(const table_name& table, const statement_options& options) const = 0;
@@ -119,6 +123,14 @@ public:
     virtual statement delete_record(const table_name& table) const;
     /// The server clock as timestamp text (for clock-offset checks).
     virtual std::string server_now_sql() const = 0;
+    /// The smaller of two SQL expressions of the same type (default: LEAST; SQLite: MIN).
+    virtual std::string least(const std::string& a, const std::string& b) const;
+    /// The value an unlock writes to lock_until: `until`, capped at the stored lock_until unless
+    /// the minimum hold outlasts the lease. A release that arrives late (held in transit,
+    /// re-sent after a timeout) then never lengthens the lease.
+    std::string released_until(const std::string& until, const statement_options& options) const {
+        return options.hold_past_lease ? until : least("lock_until", until);
+    }
 
     /// DDL of the run-record table, one statement per element (CREATE TABLE, CREATE INDEX).
     /// Default: throws unsupported_operation_error (the dialect has no run store yet).

@@ -65,6 +65,7 @@ private:
     connection_pool pool_;
     bool fencing_ = true;
     statement acquire_, unlock_, extend_;
+    statement unlock_past_lease_;  ///< the uncapped release, for a minimum hold that outlasts its lease
 };
 
 }  // namespace shedlock::providers::sql
