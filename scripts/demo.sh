@@ -6,7 +6,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-scripts/install-deps.sh
+scripts/install-deps.sh --demo
 cmake -S . -B build/demo -G Ninja -DCMAKE_BUILD_TYPE=Release -DSHEDLOCK_BUILD_TESTS=OFF -DSHEDLOCK_BUILD_BENCH=OFF >/dev/null
 cmake --build build/demo -j2 --target scheduler_demo lock_race_demo
 db="build/demo/shedlock-demo.db"
