@@ -3,11 +3,16 @@
 # conformance suite), shedlock_run_store_conformance (the run-store suite) and
 # shedlock_test_support (scratch dirs, server control, the start-up race: tests/support/).
 
-# shedlock_test(<name> SOURCES ... LINK ... [LABELS ...] [ENVIRONMENT ...] [PREFIX ...] [RUN_SERIAL])
+# shedlock_test(<name> SOURCES ... LINK ... [LABELS ...] [ENVIRONMENT ...] [PREFIX ...] [RUN_SERIAL]
+#               [IN_PROCESS])
 # One Catch2 program; each TEST_CASE becomes its own ctest test named <prefix><case>.
 # RUN_SERIAL: its tests run with nothing beside them (timing that other tests' load would upset).
+# IN_PROCESS: the storage under test lives inside one process (memory), so the cases tagged
+# [processes] (separate processes contending) cannot apply: they are not registered, and a
+# disabled test "<prefix>multi-process cases: not applicable (in-process storage)" says so in
+# every ctest summary instead of a case that passes with no assertion.
 function(shedlock_test name)
-  cmake_parse_arguments(ARG "RUN_SERIAL" "PREFIX" "SOURCES;LINK;LABELS;ENVIRONMENT" ${ARGN})
+  cmake_parse_arguments(ARG "RUN_SERIAL;IN_PROCESS" "PREFIX" "SOURCES;LINK;LABELS;ENVIRONMENT" ${ARGN})
   list(APPEND ARG_ENVIRONMENT "SHEDLOCK_TEST_TMPDIR=${CMAKE_CURRENT_BINARY_DIR}/tmp")
   if(NOT TARGET ${name})
     add_executable(${name} ${ARG_SOURCES})
@@ -26,14 +31,25 @@ function(shedlock_test name)
   endif()
   # --warn NoTests: a test whose name filter matches no case fails instead of passing empty
   # (a ';' in a TEST_CASE name splits it into a CMake list, and such cases silently never ran).
-  catch_discover_tests(${name} TEST_PREFIX "${ARG_PREFIX}" EXTRA_ARGS --warn NoTests
+  set(spec "")
+  if(ARG_IN_PROCESS)
+    set(spec TEST_SPEC "~[processes]")
+    add_test(NAME "${ARG_PREFIX}multi-process cases: not applicable (in-process storage)" COMMAND ${name} "[processes]")
+    set_tests_properties("${ARG_PREFIX}multi-process cases: not applicable (in-process storage)" PROPERTIES
+      DISABLED TRUE LABELS "${labels}")
+  endif()
+  catch_discover_tests(${name} TEST_PREFIX "${ARG_PREFIX}" ${spec} EXTRA_ARGS --warn NoTests
     PROPERTIES LABELS "${labels}" ENVIRONMENT "${ARG_ENVIRONMENT}" RUN_SERIAL ${serial})
 endfunction()
 
 # A provider's conformance programs: the suite (whole archive) plus the backend definition, one
 # program per mode (the mode is compiled in, so each ctest name says what it ran).
 function(shedlock_conformance_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LINK;LABELS;MODES" ${ARGN})
+  cmake_parse_arguments(ARG "IN_PROCESS" "" "SOURCES;LINK;LABELS;MODES" ${ARGN})
+  set(in_process "")
+  if(ARG_IN_PROCESS)
+    set(in_process IN_PROCESS)
+  endif()
   if(NOT ARG_MODES)
     set(ARG_MODES default)
   endif()
@@ -47,7 +63,7 @@ function(shedlock_conformance_test name)
     target_link_libraries(${target} PRIVATE shedlock_test_main
       "$<LINK_LIBRARY:WHOLE_ARCHIVE,shedlock_conformance>" ${ARG_LINK})
     shedlock_warnings(${target})
-    shedlock_test(${target} LABELS "conformance;${ARG_LABELS}")
+    shedlock_test(${target} LABELS "conformance;${ARG_LABELS}" ${in_process})
   endforeach()
 endfunction()
 
@@ -64,7 +80,7 @@ function(shedlock_serial_test name)
 endfunction()
 
 # shedlock_provider_tests(<name> CONFORMANCE_SOURCES ... [MODES ...] TESTS ... [PROGRAM <target>]
-#                         [RUN_STORE] [IDEMPOTENCY] [LINK ...] [LABELS ...])
+#                         [RUN_STORE] [IDEMPOTENCY] [IN_PROCESS] [LINK ...] [LABELS ...])
 # A provider's tests, called once from providers/<name>/tests/CMakeLists.txt:
 # - conformance_<name> (conformance_<name>_<mode> for each of MODES): the conformance suite plus
 #   CONFORMANCE_SOURCES, which define the backend under test; labels `conformance` and LABELS;
@@ -73,12 +89,17 @@ endfunction()
 #   provider gives none (it needs no server); IDEMPOTENCY links the idempotency-store suite
 #   (TESTS then define make_idempotency_backend()).
 # Both link shedlock::<name>, shedlock_test_support and LINK. LABELS name the server a provider
-# needs (`redis`), so that -L/-LE select its tests.
+# needs (`redis`), so that -L/-LE select its tests. IN_PROCESS: the backend's storage lives in one
+# process (memory): both programs leave out the [processes] cases (see shedlock_test()).
 function(shedlock_provider_tests name)
-  cmake_parse_arguments(ARG "RUN_STORE;IDEMPOTENCY" "PROGRAM" "CONFORMANCE_SOURCES;MODES;TESTS;LINK;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "RUN_STORE;IDEMPOTENCY;IN_PROCESS" "PROGRAM" "CONFORMANCE_SOURCES;MODES;TESTS;LINK;LABELS" ${ARGN})
   set(link shedlock::${name} shedlock_test_support ${ARG_LINK})
+  set(in_process "")
+  if(ARG_IN_PROCESS)
+    set(in_process IN_PROCESS)
+  endif()
   shedlock_conformance_test(conformance_${name} SOURCES ${ARG_CONFORMANCE_SOURCES} LINK ${link}
-    LABELS ${ARG_LABELS} MODES ${ARG_MODES})
+    LABELS ${ARG_LABELS} MODES ${ARG_MODES} ${in_process})
   if(NOT ARG_PROGRAM)
     set(ARG_PROGRAM ${name}_test)
   endif()
@@ -92,5 +113,5 @@ function(shedlock_provider_tests name)
   if(NOT labels)
     set(labels unit)
   endif()
-  shedlock_test(${ARG_PROGRAM} SOURCES ${ARG_TESTS} LINK ${link} LABELS ${labels})
+  shedlock_test(${ARG_PROGRAM} SOURCES ${ARG_TESTS} LINK ${link} LABELS ${labels} ${in_process})
 endfunction()

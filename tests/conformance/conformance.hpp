@@ -22,7 +22,9 @@ public:
     /// False when lock times come from a server clock (Redis, use_db_time): the suite then
     /// waits real (short) time instead of advancing the injected clock.
     virtual bool honours_injected_clock() const { return true; }
-    /// False for in-process storage (memory): the multi-process case cannot apply.
+    /// False for in-process storage (memory): the [processes] cases cannot apply. Such a backend
+    /// registers its tests IN_PROCESS (cmake/shedlock_testing.cmake), which leaves them out;
+    /// run by hand, they fail on this.
     virtual bool shared_across_processes() const { return true; }
     /// Whether acquisitions carry fencing tokens.
     virtual bool expects_fencing() const { return true; }

@@ -70,11 +70,11 @@ TEST_CASE("conformance: 8 threads x 2 names, zero overlapping holders", "[confor
     CHECK(shared.errors.load() == 0);
 }
 
-TEST_CASE("conformance: 4 processes x 2 names, zero overlapping holders", "[conformance][contention]") {
-    if (!current_backend().shared_across_processes()) {
-        WARN(current_backend().name() << " keeps locks inside one process: separate processes cannot contend");
-        return;
-    }
+TEST_CASE("conformance: 4 processes x 2 names, zero overlapping holders", "[conformance][contention][processes]") {
+    // A backend whose storage lives in one process registers its tests IN_PROCESS, which leaves
+    // this case out (ctest shows it as not applicable); run by hand there, it fails, not passes.
+    INFO(current_backend().name() << " keeps locks inside one process: separate processes cannot contend");
+    REQUIRE(current_backend().shared_across_processes());
     void* memory = ::mmap(nullptr, sizeof(shared_counters), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     REQUIRE(memory != MAP_FAILED);
     auto* shared = new (memory) shared_counters{};

@@ -20,7 +20,9 @@ public:
     /// object, removed when it is destroyed), using `clock`. Called again in forked child
     /// processes: it must open new connections.
     virtual std::unique_ptr<idempotency_store> make_store(const shedlock::clock& clock) = 0;
-    /// False for in-process storage (memory): the multi-process case cannot apply.
+    /// False for in-process storage (memory): the [processes] cases cannot apply. Such a backend
+    /// registers its tests IN_PROCESS (cmake/shedlock_testing.cmake), which leaves them out;
+    /// run by hand, they fail on this.
     virtual bool shared_across_processes() const { return true; }
 };
 

@@ -71,12 +71,13 @@ TEST_CASE("idempotency conformance: 8 threads claim one key, exactly one claimed
     }
 }
 
-TEST_CASE("idempotency conformance: 4 processes claim one key, exactly one claimed", "[idempotency_conformance][contention]") {
+TEST_CASE("idempotency conformance: 4 processes claim one key, exactly one claimed",
+          "[idempotency_conformance][contention][processes]") {
+    // An in-process store registers its tests IN_PROCESS, which leaves this case out (ctest shows
+    // it as not applicable); run by hand there, it fails, not passes.
     auto backend = make_idempotency_backend();
-    if (!backend->shared_across_processes()) {
-        WARN(backend->name() << " keeps claims inside one process: separate processes cannot contend");
-        return;
-    }
+    INFO(backend->name() << " keeps claims inside one process: separate processes cannot contend");
+    REQUIRE(backend->shared_across_processes());
     (void)backend->make_store(system_clock::instance());  // the shared storage exists before the fork
     struct shared_memory {
         claim_tally tally;
