@@ -1,5 +1,6 @@
 #include "status_routes.hpp"
 #include "status_model.hpp"
+#include "status_request.hpp"
 #include "status_text.hpp"
 
 #include <algorithm>
@@ -9,52 +10,18 @@
 namespace shedlock::detail {
 namespace {
 
-bool same_secret(const std::string& a, const std::string& b) {
-    // Constant time in the content: a wrong token's prefix does not answer faster.
-    unsigned char diff = a.size() == b.size() ? 0 : 1;
-    for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i % std::max<std::size_t>(b.size(), 1)]);
-    return diff == 0 && !b.empty();
-}
-
-std::string percent_decode(std::string_view s) {
-    std::string out;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '+') out += ' ';
-        else if (s[i] == '%' && i + 2 < s.size()) {
-            int v = 0;
-            const auto r = std::from_chars(s.data() + i + 1, s.data() + i + 3, v, 16);
-            if (r.ec == std::errc{} && r.ptr == s.data() + i + 3) {
-                out += static_cast<char>(v);
-                i += 2;
-            } else {
-                out += s[i];
-            }
-        } else out += s[i];
-    }
-    return out;
-}
-
-std::map<std::string, std::string> query_of(std::string_view query) {
-    std::map<std::string, std::string> out;
-    while (!query.empty()) {
-        const auto amp = query.find('&');
-        const auto pair = query.substr(0, amp);
-        const auto eq = pair.find('=');
-        if (eq != std::string_view::npos) out[percent_decode(pair.substr(0, eq))] = percent_decode(pair.substr(eq + 1));
-        query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
-    }
-    return out;
-}
-
 http_answer json_answer(std::string body) { return {200, "application/json", std::move(body)}; }
 
-http_answer health_answer(scheduler& s) {
+/// `details`: the caller may read the backend's error (it names hosts, users, databases), which is
+/// what the bearer token guards; anyone else learns only that the backend is unavailable.
+http_answer health_answer(scheduler& s, bool details) {
     if (!s.running()) return {503, "text/plain; charset=utf-8", "unavailable: the scheduler is not running\n"};
     try {
         (void)s.provider().list_locks();
     } catch (const std::exception& e) {
         return {503, "text/plain; charset=utf-8",
-                "unavailable: the backend does not answer: " + redact_uri_passwords(e.what()) + "\n"};
+                details ? "unavailable: the backend does not answer: " + redact_uri_passwords(e.what()) + "\n"
+                        : std::string("unavailable: backend unavailable (the details need the bearer token)\n")};
     }
     return {200, "text/plain; charset=utf-8", "ok\n"};
 }
@@ -96,18 +63,38 @@ void body_buffers::give(std::string body) {
     if (spare_.size() < 2) spare_.push_back(std::move(body));
 }
 
+bool status_routes::needs_backend(const std::string& method, const std::string& target,
+                                  const std::string& authorization) const {
+    if (method != "GET" && method != "HEAD") return false;
+    const std::string path = target.substr(0, target.find('?'));
+    if (path == "/healthz") return true;
+    const bool authorized = options.bearer_token.empty() || bearer_token_matches(authorization, options.bearer_token);
+    return authorized && (path == "/" || path == "/index.html" || path.rfind("/api/", 0) == 0);
+}
+
+http_answer status_routes::backend_timeout_answer(const std::string& target) const {
+    const auto seconds = std::chrono::duration<double>(options.backend_timeout).count();
+    std::string why = "the backend did not answer within " + std::to_string(seconds);
+    why.erase(why.find_last_not_of('0') + 1);  // 5.000000 -> 5.
+    if (why.back() == '.') why.pop_back();
+    why += " s";
+    if (target.rfind("/healthz", 0) == 0) return {503, "text/plain; charset=utf-8", "unavailable: backend unavailable: " + why + "\n"};
+    if (target.rfind("/api/", 0) == 0) return {503, "application/json", "{\"error\":" + json_string(why) + "}"};
+    return {503, "text/plain; charset=utf-8", "unavailable: " + why + "; /metrics still answers\n"};
+}
+
 http_answer status_routes::answer(const std::string& method, const std::string& target,
                                   const std::string& authorization) const {
     const auto question = target.find('?');
     const std::string path = target.substr(0, question);
-    if (method != "GET" && method != "HEAD") return {405, "text/plain; charset=utf-8", "only GET and HEAD\n"};
-    if (path == "/healthz") return health_answer(tasks);
-    if (!options.bearer_token.empty()) {
-        const std::string prefix = "Bearer ";
-        const bool ok = authorization.size() > prefix.size() && authorization.compare(0, prefix.size(), prefix) == 0 &&
-                        same_secret(authorization.substr(prefix.size()), options.bearer_token);
-        if (!ok) return {401, "text/plain; charset=utf-8", "missing or wrong bearer token\n", true};
+    if (method != "GET" && method != "HEAD") {
+        http_answer refused{405, "text/plain; charset=utf-8", "only GET and HEAD\n"};
+        refused.allow = "GET, HEAD";
+        return refused;
     }
+    const bool authorized = options.bearer_token.empty() || bearer_token_matches(authorization, options.bearer_token);
+    if (path == "/healthz") return health_answer(tasks, authorized);
+    if (!authorized) return {401, "text/plain; charset=utf-8", "missing or wrong bearer token\n", true};
     if (path == "/metrics") {
         if (!metrics) return {404, "text/plain; charset=utf-8", "no metrics registry\n"};
         auto body = buffers->take();

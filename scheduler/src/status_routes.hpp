@@ -14,10 +14,14 @@
 namespace shedlock::detail {
 
 struct http_answer {
+    http_answer() = default;
+    http_answer(unsigned s, std::string type, std::string text, bool challenge_ = false)
+        : status(s), content_type(std::move(type)), body(std::move(text)), challenge(challenge_) {}
     unsigned status = 200;
     std::string content_type = "text/plain; charset=utf-8";
     std::string body;
     bool challenge = false;  ///< add `WWW-Authenticate: Bearer`
+    std::string allow;       ///< the `Allow` header of a 405
 };
 
 /// Large response bodies handed back after they were sent, so the next scrape reuses the memory.
@@ -41,6 +45,11 @@ struct status_routes {
     /// Answers one request; `authorization` is the Authorization header (may be empty). Calls the
     /// backend for /healthz, /, /api/*: run it off the timer thread.
     http_answer answer(const std::string& method, const std::string& target, const std::string& authorization) const;
+    /// Whether answer() calls the backend for this request (then it runs under
+    /// options.backend_timeout, on a thread of its own); the others never wait on it.
+    bool needs_backend(const std::string& method, const std::string& target, const std::string& authorization) const;
+    /// The 503 for `target` when the backend did not answer within options.backend_timeout.
+    http_answer backend_timeout_answer(const std::string& target) const;
 };
 
 }  // namespace shedlock::detail

@@ -1,8 +1,9 @@
 // The status server's sockets: Boost.Beast on the scheduler's io_context. Requests are read and
-// answers written on the timer thread; answers are computed on one worker thread of the server's
-// own (they may call the backend).
+// answers written on the timer thread; answers are computed on two worker threads of the
+// server's own: one for those that call the backend (under a deadline), one for the rest.
 #include "instance_heartbeat.hpp"
 #include "scheduler_impl.hpp"
+#include "status_request.hpp"
 #include "status_routes.hpp"
 
 #include <shedlock/error.hpp>
@@ -15,8 +16,11 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <sys/resource.h>
+
 #include <charconv>
 #include <future>
+#include <optional>
 
 namespace shedlock {
 namespace {
@@ -27,46 +31,134 @@ using tcp = boost::asio::ip::tcp;
 
 class http_session;
 
+/// The connection cap: the configured one, and at most a quarter of the descriptors this
+/// process may open, so that the scheduler's commands and connections always find some.
+std::size_t connection_cap(std::size_t configured) {
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return configured;
+    return std::max<std::size_t>(1, std::min<std::size_t>(configured, limit.rlim_cur / 4));
+}
+
+/// Counted refusals, when the server has a metrics registry.
+struct connection_counters {
+    metric_counter* refused = nullptr;
+    metric_counter* evicted = nullptr;
+    explicit connection_counters(metrics_registry* m) {
+        if (!m) return;
+        refused = &m->counter("shedlock_http_connections_refused_total",
+                              "Connections to the status server closed at once: the connection cap was reached and "
+                              "every open connection was busy");
+        evicted = &m->counter("shedlock_http_connections_evicted_total",
+                              "Connections closed to make room under the cap: the one waiting longest for its request");
+    }
+};
+
 /// Shared by the acceptor's and the sessions' handlers; closed on the io thread.
 struct http_server_state {
-    http_server_state(boost::asio::io_context& io, detail::status_routes r, boost::asio::thread_pool& w)
-        : acceptor(io), retry(io), routes(std::move(r)), workers(&w) {}
+    http_server_state(boost::asio::io_context& io, detail::status_routes r, boost::asio::thread_pool& backend,
+                      boost::asio::thread_pool& quick, metrics_registry* metrics)
+        : acceptor(io), retry(io), routes(std::move(r)), backend_worker(&backend), quick_worker(&quick),
+          cap(connection_cap(routes.options.max_connections)), counters(metrics) {}
     tcp::acceptor acceptor;
     boost::asio::steady_timer retry;  // after a failed accept
     detail::status_routes routes;
-    boost::asio::thread_pool* workers;
+    boost::asio::thread_pool* backend_worker;  // answers that call the backend
+    boost::asio::thread_pool* quick_worker;    // the others: /metrics, 401, 404, 405
+    std::size_t cap;
+    connection_counters counters;
     bool closed = false;                              // io thread only (or with the io stopped)
     std::vector<std::weak_ptr<http_session>> sessions;  // io thread only
     void close();
+    /// Makes room for one more connection; false when every open one is busy (refuse it).
+    bool admit_one_more();
+};
+
+/// One answer that calls the backend, raced against its deadline on the io thread.
+struct pending_answer {
+    std::atomic<bool> abandoned{false};  // the deadline passed: the worker skips the call
+    bool settled = false;                // io thread only: answered or timed out
 };
 
 class http_session : public std::enable_shared_from_this<http_session> {
 public:
     http_session(tcp::socket socket, std::shared_ptr<http_server_state> state)
-        : stream_(std::move(socket)), state_(std::move(state)) {}
+        : stream_(std::move(socket)), deadline_(stream_.get_executor()), state_(std::move(state)) {}
 
     void read() {
-        request_ = {};
+        parser_.emplace();
+        detail::limit_request_parser(*parser_);
+        waiting_since_ = std::chrono::steady_clock::now();
+        waiting_ = true;
         stream_.expires_after(std::chrono::seconds{30});
-        http::async_read(stream_, buffer_, request_,
+        http::async_read(stream_, buffer_, *parser_,
                          [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
     }
     void close() {
         beast::error_code ignored;
         stream_.socket().close(ignored);
     }
+    bool open() const { return stream_.socket().is_open(); }
+    /// Since when it waits for (the rest of) a request; nullopt while a request is answered.
+    std::optional<std::chrono::steady_clock::time_point> waiting_since() const {
+        return waiting_ ? std::optional(waiting_since_) : std::nullopt;
+    }
 
 private:
     void on_read(beast::error_code ec) {
-        if (ec || state_->closed) return close();
+        waiting_ = false;
+        if (state_->closed) return close();
+        if (ec) {
+            if (const auto status = detail::refusal_status(ec)) return refuse(status);
+            return close();
+        }
+        request_ = parser_->release();
         auto method = std::string(request_.method_string());
         auto target = std::string(request_.target());
         auto authorization = std::string(request_[http::field::authorization]);
-        boost::asio::post(*state_->workers, [self = shared_from_this(), method, target, authorization] {
-            auto answer = self->state_->routes.answer(method, target, authorization);
-            boost::asio::post(self->stream_.get_executor(),
-                              [self, answer = std::move(answer)]() mutable { self->write(std::move(answer)); });
+        if (!state_->routes.needs_backend(method, target, authorization)) {
+            boost::asio::post(*state_->quick_worker, [self = shared_from_this(), method, target, authorization] {
+                auto answer = self->state_->routes.answer(method, target, authorization);
+                boost::asio::post(self->stream_.get_executor(),
+                                  [self, answer = std::move(answer)]() mutable { self->write(std::move(answer)); });
+            });
+            return;
+        }
+        answer_before_deadline(std::move(method), std::move(target), std::move(authorization));
+    }
+
+    /// The backend may not answer at all (a frozen server): the deadline answers 503 instead, and
+    /// a call still queued behind a stuck one is skipped. The worker holds no session, so a
+    /// stuck call keeps no connection open.
+    void answer_before_deadline(std::string method, std::string target, std::string authorization) {
+        auto pending = std::make_shared<pending_answer>();
+        deadline_.expires_after(state_->routes.options.backend_timeout);
+        deadline_.async_wait([self = shared_from_this(), pending, target](beast::error_code ec) {
+            if (ec || pending->settled) return;
+            pending->settled = true;
+            pending->abandoned = true;
+            self->write(self->state_->routes.backend_timeout_answer(target));
         });
+        std::weak_ptr<http_session> weak = shared_from_this();
+        boost::asio::post(*state_->backend_worker, [state = state_, weak, pending, method, target, authorization,
+                                                    io = stream_.get_executor()] {
+            if (pending->abandoned) return;
+            auto answer = state->routes.answer(method, target, authorization);
+            boost::asio::post(io, [weak, pending, answer = std::move(answer)]() mutable {
+                const auto self = weak.lock();
+                if (!self || pending->settled) return;
+                pending->settled = true;
+                self->deadline_.cancel();
+                self->write(std::move(answer));
+            });
+        });
+    }
+
+    /// Answers a request that broke a limit, then closes (see linger()).
+    void refuse(unsigned status) {
+        request_ = {};
+        close_after_write_ = true;
+        write({status, "text/plain; charset=utf-8",
+               status == 413 ? "request body too large\n" : status == 431 ? "request header too large\n" : "bad request\n"});
     }
 
     void write(detail::http_answer answer) {
@@ -77,28 +169,50 @@ private:
         response_->set(http::field::content_type, answer.content_type);
         response_->set(http::field::cache_control, "no-store");
         if (answer.challenge) response_->set(http::field::www_authenticate, "Bearer realm=\"shedlock\"");
+        if (!answer.allow.empty()) response_->set(http::field::allow, answer.allow);
         const bool head = request_.method() == http::verb::head;
         response_->body() = std::move(answer.body);
-        response_->keep_alive(request_.keep_alive());
+        response_->keep_alive(!close_after_write_ && request_.keep_alive());
         response_->prepare_payload();
         if (head) response_->body().clear();  // keeps the Content-Length of the GET
         stream_.expires_after(std::chrono::seconds{30});
         http::async_write(stream_, *response_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
             self->state_->routes.buffers->give(std::move(self->response_->body()));
-            if (ec || !self->response_->keep_alive() || self->state_->closed) {
-                beast::error_code ignored;
-                self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-                return self->close();
-            }
+            if (ec || !self->response_->keep_alive() || self->state_->closed) return self->linger();
             self->read();
         });
     }
 
+    /// Closes after the answer: the sending side first, then what the client still sends is read
+    /// and dropped (a little, briefly), so that closing does not reset the connection before the
+    /// client has read the answer.
+    void linger() {
+        beast::error_code ignored;
+        stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+        if (state_->closed || !open()) return close();
+        stream_.expires_after(std::chrono::seconds{2});
+        drain();
+    }
+    void drain() {
+        stream_.async_read_some(boost::asio::buffer(discard_), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+            self->drained_ += n;
+            if (ec || self->drained_ > 64 * 1024 || self->state_->closed) return self->close();
+            self->drain();
+        });
+    }
+
     beast::tcp_stream stream_;
-    beast::flat_buffer buffer_;
+    boost::asio::steady_timer deadline_;  // of the answer being computed, when it calls the backend
+    beast::flat_buffer buffer_{detail::max_buffered_request_bytes};
+    std::optional<detail::request_parser> parser_;
     http::request<http::string_body> request_;
     std::shared_ptr<http::response<http::string_body>> response_;
     std::shared_ptr<http_server_state> state_;
+    std::chrono::steady_clock::time_point waiting_since_{};
+    bool waiting_ = false;
+    bool close_after_write_ = false;
+    std::array<char, 4096> discard_{};
+    std::size_t drained_ = 0;
 };
 
 void http_server_state::close() {
@@ -110,6 +224,37 @@ void http_server_state::close() {
     for (auto& s : sessions)
         if (auto live = s.lock()) live->close();
     sessions.clear();
+}
+
+bool http_server_state::admit_one_more() {
+    std::erase_if(sessions, [](const auto& w) {
+        const auto live = w.lock();
+        return !live || !live->open();
+    });
+    if (sessions.size() < cap) return true;
+    auto longest = sessions.end();
+    std::chrono::steady_clock::time_point since{};
+    for (auto it = sessions.begin(); it != sessions.end(); ++it) {
+        const auto waiting = it->lock()->waiting_since();
+        if (waiting && (longest == sessions.end() || *waiting < since)) longest = it, since = *waiting;
+    }
+    if (longest == sessions.end()) return false;
+    longest->lock()->close();
+    sessions.erase(longest);
+    if (counters.evicted) counters.evicted->inc();
+    return true;
+}
+
+/// Turns a connection away at once: a short 503 if the socket takes it without waiting, then close.
+void refuse_connection(tcp::socket& socket) {
+    static constexpr std::string_view busy =
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 21\r\n"
+        "Connection: close\r\n\r\ntoo many connections\n";
+    beast::error_code ignored;
+    socket.non_blocking(true, ignored);
+    socket.write_some(boost::asio::buffer(busy.data(), busy.size()), ignored);
+    socket.shutdown(tcp::socket::shutdown_send, ignored);
+    socket.close(ignored);
 }
 
 void accept_next(const std::shared_ptr<http_server_state>& state) {
@@ -124,10 +269,14 @@ void accept_next(const std::shared_ptr<http_server_state>& state) {
             });
             return;
         }
-        auto session = std::make_shared<http_session>(std::move(socket), state);
-        std::erase_if(state->sessions, [](const auto& w) { return w.expired(); });
-        state->sessions.push_back(session);
-        session->read();
+        if (!state->admit_one_more()) {
+            refuse_connection(socket);
+            if (state->counters.refused) state->counters.refused->inc();
+        } else {
+            auto session = std::make_shared<http_session>(std::move(socket), state);
+            state->sessions.push_back(session);
+            session->read();
+        }
         accept_next(state);
     });
 }
@@ -135,7 +284,8 @@ void accept_next(const std::shared_ptr<http_server_state>& state) {
 class status_server_impl final : public status_server {
 public:
     status_server_impl(scheduler& tasks, boost::asio::io_context& io, detail::status_routes routes)
-        : tasks_(tasks), io_(io), state_(std::make_shared<http_server_state>(io, std::move(routes), workers_)) {}
+        : tasks_(tasks), io_(io),
+          state_(std::make_shared<http_server_state>(io, routes, backend_worker_, quick_worker_, routes.metrics)) {}
 
     ~status_server_impl() override {
         if (tasks_.running()) {  // the io thread runs: close there, and wait for it
@@ -148,7 +298,10 @@ public:
         } else {
             state_->close();  // not started, or stopped (its stop hook closed it already)
         }
-        workers_.join();
+        // A backend call stuck past its deadline is still waited for here: the provider's own
+        // timeouts bound it (see the providers' connection options).
+        quick_worker_.join();
+        backend_worker_.join();
     }
 
     void listen(const status_server_options& o) {
@@ -182,11 +335,35 @@ public:
 private:
     scheduler& tasks_;
     boost::asio::io_context& io_;
-    boost::asio::thread_pool workers_{1};  // declared before state_, which points to it
+    boost::asio::thread_pool backend_worker_{1};  // declared before state_, which points to them
+    boost::asio::thread_pool quick_worker_{1};
     std::shared_ptr<http_server_state> state_;
     std::uint16_t port_ = 0;
     std::unique_ptr<detail::instance_heartbeat> heartbeat_;  // stopped (its record deleted) first
 };
+
+void validate_limits(const status_server_options& o) {
+    validate_heartbeat_every(o.heartbeat_every);
+    if (o.max_connections < 1 || o.max_connections > 10'000)
+        throw configuration_error("status server max_connections " + std::to_string(o.max_connections) +
+                                  " is out of range; give 1 to 10000 (default 64)");
+    if (o.backend_timeout < std::chrono::milliseconds{1} || o.backend_timeout > std::chrono::hours{1})
+        throw configuration_error("status server backend_timeout " + std::to_string(o.backend_timeout.count()) +
+                                  " ms is out of range; give 1 ms to 1 h (default 5 s)");
+}
+
+/// Every address of the host without a token: whoever reaches the port reads the tasks, locks,
+/// runs and their messages. Allowed (a private network may want it), never silently.
+void warn_if_open_to_all(scheduler& tasks, const status_server_options& o, std::uint16_t port) {
+    beast::error_code ec;
+    const auto address = boost::asio::ip::make_address(o.address == "localhost" ? "127.0.0.1" : o.address, ec);
+    if (ec || !address.is_unspecified() || !o.bearer_token.empty()) return;
+    const auto shown = (address.is_v6() ? "[" + o.address + "]" : o.address) + ":" + std::to_string(port);
+    detail::scheduler_access::warn(tasks, "the status server listens on " + shown +
+                                              ", every address of this host, without a bearer token: anyone who "
+                                              "reaches the port reads the tasks, locks and runs; set a bearer token "
+                                              "(the CLI reads SHEDLOCK_HTTP_TOKEN) or listen on 127.0.0.1");
+}
 
 }  // namespace
 
@@ -222,11 +399,12 @@ void parse_http_address(std::string_view text, status_server_options& options) {
 }
 
 std::unique_ptr<status_server> serve_status(scheduler& tasks, metrics_registry* metrics, status_server_options options) {
-    validate_heartbeat_every(options.heartbeat_every);  // before listening: nothing is bound or written
+    validate_limits(options);  // before listening: nothing is bound or written
     auto server = std::make_unique<status_server_impl>(tasks, detail::scheduler_access::io(tasks),
                                                        detail::status_routes{tasks, metrics, options});
     server->listen(options);
     server->start_heartbeat(options.heartbeat_every);  // after listening: a bad address writes nothing
+    warn_if_open_to_all(tasks, options, server->port());
     tasks.on_stop([weak = std::weak_ptr<http_server_state>(server->state())] {
         if (auto state = weak.lock()) state->close();
     });
