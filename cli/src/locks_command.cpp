@@ -31,8 +31,8 @@ std::vector<lock_view> view(const std::vector<lock_record>& records, timestamp n
     for (const auto& r : records) {
         const bool held = r.lock_until > now;
         const auto remaining = r.unreadable.empty() ? r.lock_until - now : std::chrono::milliseconds{0};
-        // A heartbeat record is held a day ahead and for as long as its process lives, by design.
-        const bool suspicious = held && r.unreadable.empty() && !heartbeat_interval(r.name) &&
+        // A heartbeat record is held years ahead, and for as long as its process lives, by design.
+        const bool suspicious = held && r.unreadable.empty() && !read_heartbeat_record(r) &&
                                 (remaining > stuck_after || now - r.locked_at > stuck_after);
         out.push_back({r, held, remaining, suspicious, time_anomaly(r, now)});
     }
@@ -42,7 +42,7 @@ std::vector<lock_view> view(const std::vector<lock_record>& records, timestamp n
 std::string state_of(const lock_view& l) {
     if (!l.record.unreadable.empty()) return "UNREADABLE";
     if (!l.anomaly.empty()) return std::string(l.held ? "held" : "free") + " (clock?)";
-    if (heartbeat_interval(l.record.name)) return "heartbeat";  // of a process serving its status
+    if (read_heartbeat_record(l.record)) return "heartbeat";  // of a process serving its status
     return l.suspicious ? "HELD (stuck?)" : l.held ? "held" : "free";
 }
 

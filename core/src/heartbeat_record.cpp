@@ -1,8 +1,10 @@
 #include <shedlock/error.hpp>
 #include <shedlock/heartbeat_record.hpp>
+#include <shedlock/owner_token.hpp>
 
 #include <charconv>
 #include <cstdint>
+#include <set>
 
 namespace shedlock {
 namespace {
@@ -14,6 +16,25 @@ std::uint64_t digest(std::string_view text) {
     std::uint64_t h = 0xcbf29ce484222325ULL;
     for (const unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
     return h;
+}
+
+/// The interval in heartbeat record name `lock_name`; empty for any other name.
+std::optional<std::chrono::milliseconds> interval_in_name(std::string_view lock_name) {
+    if (lock_name.substr(0, heartbeat_prefix.size()) != heartbeat_prefix) return std::nullopt;
+    const auto rest = lock_name.substr(heartbeat_prefix.size());
+    std::int64_t ms = 0;
+    const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), ms);
+    if (ec != std::errc{} || end == rest.data() || ms <= 0 || ms > max_heartbeat_every.count()) return std::nullopt;
+    return std::chrono::milliseconds{ms};
+}
+
+/// Live locks by the processes holding them; heartbeat records do not count (they are held for
+/// the whole lease, dead or alive).
+std::set<std::string> processes_holding_locks(const std::vector<lock_record>& records, timestamp now) {
+    std::set<std::string> out;
+    for (const auto& r : records)
+        if (r.lock_until > now && !read_heartbeat_record(r)) out.insert(process_of_owner(r.locked_by));
+    return out;
 }
 
 }  // namespace
@@ -33,17 +54,31 @@ std::string heartbeat_record_name(std::chrono::milliseconds every, std::string_v
     return out;
 }
 
-std::optional<std::chrono::milliseconds> heartbeat_interval(std::string_view lock_name) {
-    if (lock_name.substr(0, heartbeat_prefix.size()) != heartbeat_prefix) return std::nullopt;
-    const auto rest = lock_name.substr(heartbeat_prefix.size());
-    std::int64_t ms = 0;
-    const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), ms);
-    if (ec != std::errc{} || end == rest.data() || ms <= 0 || ms > max_heartbeat_every.count()) return std::nullopt;
-    const auto digits = rest.substr(static_cast<std::size_t>(end - rest.data()));
-    if (digits.size() != 1 + digest_digits || digits[0] != ':') return std::nullopt;
-    for (const char c : digits.substr(1))
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return std::nullopt;
-    return std::chrono::milliseconds{ms};
+lock_configuration heartbeat_lock_configuration(std::chrono::milliseconds every) {
+    validate_heartbeat_every(every);
+    if (every == std::chrono::milliseconds{0})
+        throw configuration_error("status server heartbeat_every 0 ms means no heartbeat; start none");
+    return {lock_configuration::reserved_name{}, heartbeat_record_name(every, this_process()), heartbeat_lease};
+}
+
+std::optional<heartbeat_beat> read_heartbeat_record(const lock_record& record) {
+    if (!record.unreadable.empty()) return std::nullopt;
+    const auto every = interval_in_name(record.name);
+    if (!every) return std::nullopt;
+    auto process = process_of_owner(record.locked_by);
+    // The digest binds the name to its holder: a row named so by anyone else is a plain lock.
+    if (process.empty() || heartbeat_record_name(*every, process) != record.name) return std::nullopt;
+    return heartbeat_beat{std::move(process), *every, record.lock_until - heartbeat_lease};
+}
+
+std::vector<std::string> heartbeat_records_to_delete(const std::vector<lock_record>& records, timestamp now) {
+    const auto holding = processes_holding_locks(records, now);
+    std::vector<std::string> out;
+    for (const auto& r : records) {
+        const auto beat = read_heartbeat_record(r);
+        if (beat && now - beat->last_beat > heartbeat_retention && !holding.count(beat->process)) out.push_back(r.name);
+    }
+    return out;
 }
 
 }  // namespace shedlock

@@ -1,9 +1,32 @@
 #include <shedlock/duration.hpp>
 #include <shedlock/error.hpp>
+#include <shedlock/heartbeat_record.hpp>
 #include <shedlock/lock_configuration.hpp>
 #include <shedlock/utf8.hpp>
 
 namespace shedlock {
+namespace {
+
+/// Any ASCII case: on MariaDB (case-insensitive default collation) "SHEDLOCK-HEARTBEAT:..." is the
+/// heartbeat's own row.
+bool starts_with_heartbeat_prefix(std::string_view name) {
+    if (name.size() < heartbeat_prefix.size()) return false;
+    for (std::size_t i = 0; i < heartbeat_prefix.size(); ++i) {
+        const char c = name[i] >= 'A' && name[i] <= 'Z' ? static_cast<char>(name[i] - 'A' + 'a') : name[i];
+        if (c != heartbeat_prefix[i]) return false;
+    }
+    return true;
+}
+
+void validate_unreserved_lock_name(std::string_view name) {
+    if (!starts_with_heartbeat_prefix(name)) return;
+    const auto alternative = name.substr(heartbeat_prefix.size() - std::string_view("heartbeat:").size());
+    throw configuration_error("lock name \"" + printable_text(name) + "\" starts with \"" + std::string(heartbeat_prefix) +
+                              "\", which is reserved for the heartbeat records of status servers; rename the lock, "
+                              "e.g. \"" + printable_text(alternative) + "\"");
+}
+
+}  // namespace
 
 void validate_lock_durations(const std::string& what, std::chrono::milliseconds at_most,
                              std::chrono::milliseconds at_least) {
@@ -27,18 +50,11 @@ void validate_lock_durations(const std::string& what, std::chrono::milliseconds 
 
 void validate_lock_name(std::string_view name) {
     if (name.empty()) throw configuration_error("lock name is empty; give a name such as \"billing:reconcile\"");
+    if (const auto problem = name_text_problem(name); !problem.empty())
+        throw configuration_error("lock name \"" + printable_text(name) + "\" " + problem +
+                                  "; write the name in UTF-8 with printable characters only");
     std::size_t characters = 0;
-    for (std::size_t pos = 0; pos < name.size(); ++characters) {
-        const auto decoded = decode_utf8_at(name, pos);
-        if (!decoded)
-            throw configuration_error("lock name \"" + printable_text(name) + "\" is not valid UTF-8 (byte " +
-                                      std::to_string(pos) + "); write the name in UTF-8");
-        pos += decoded->length;
-        const char32_t cp = decoded->code_point;
-        if (is_control_character(cp))
-            throw configuration_error("lock name \"" + printable_text(name) +
-                                      "\" contains a control character; use printable characters only");
-    }
+    for (std::size_t pos = 0; pos < name.size(); ++characters) pos += decode_utf8_at(name, pos)->length;
     if (characters > max_lock_name_length)
         throw configuration_error("lock name \"" + printable_text(name) + "\" has " + std::to_string(characters) +
                                   " characters; at most " + std::to_string(max_lock_name_length) +
@@ -48,6 +64,13 @@ void validate_lock_name(std::string_view name) {
 lock_configuration::lock_configuration(std::string name, std::chrono::milliseconds lock_at_most_for,
                                        std::chrono::milliseconds lock_at_least_for)
     : name_(std::move(name)), at_most_(lock_at_most_for), at_least_(lock_at_least_for) {
+    validate_lock_name(name_);
+    validate_unreserved_lock_name(name_);
+    validate_lock_durations("lock \"" + name_ + "\"", at_most_, at_least_);
+}
+
+lock_configuration::lock_configuration(reserved_name, std::string name, std::chrono::milliseconds lock_at_most_for)
+    : name_(std::move(name)), at_most_(lock_at_most_for), at_least_(0) {
     validate_lock_name(name_);
     validate_lock_durations("lock \"" + name_ + "\"", at_most_, at_least_);
 }

@@ -1,7 +1,6 @@
 #include "heartbeat_watch.hpp"
-#include "instance_heartbeat.hpp"
 
-#include <shedlock/owner_token.hpp>
+#include <shedlock/heartbeat_record.hpp>
 
 #include <algorithm>
 
@@ -27,10 +26,10 @@ std::map<std::string, process_heartbeat> heartbeat_watch::observe(const std::vec
     std::map<std::string, sighting> still_listed;
     std::lock_guard lock(mutex_);
     for (const auto& r : records) {
-        const auto every = heartbeat_interval(r.name);
-        if (!every || !r.unreadable.empty()) continue;
-        const auto process = process_of_owner(r.locked_by);
-        if (process.empty()) continue;
+        const auto beat = read_heartbeat_record(r);
+        if (!beat) continue;
+        const auto& process = beat->process;
+        const auto every = beat->every;
         auto seen = seen_.find(r.name);
         sighting s;
         if (seen == seen_.end()) {
@@ -38,15 +37,15 @@ std::map<std::string, process_heartbeat> heartbeat_watch::observe(const std::vec
             // minus the lease), less the allowance for clock skew; from then on only this
             // server's steady clock counts, so a writer whose clock is off is never flagged
             // while it keeps beating.
-            const auto since_last_beat = duration_cast<milliseconds>(now - (r.lock_until - heartbeat_lease));
+            const auto since_last_beat = duration_cast<milliseconds>(now - beat->last_beat);
             s = {r.lock_until, steady_now - std::max(milliseconds{0}, since_last_beat - skew_allowance)};
-        } else if (moved(seen->second.lock_until, r.lock_until, *every)) {
+        } else if (moved(seen->second.lock_until, r.lock_until, every)) {
             s = {r.lock_until, steady_now};
         } else {
             s = seen->second;
         }
         const auto silent = duration_cast<milliseconds>(steady_now - s.since);
-        const process_heartbeat h{silent > 3 * *every, silent};
+        const process_heartbeat h{silent > 3 * every, silent};
         // A clean stop deletes the record; a record seen twice from one process keeps the freshest.
         auto [at, added] = out.emplace(process, h);
         if (!added && !h.stopped) at->second = h;

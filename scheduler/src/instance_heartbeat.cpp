@@ -1,26 +1,12 @@
 #include "instance_heartbeat.hpp"
 
 #include <shedlock/duration.hpp>
-#include <shedlock/error.hpp>
-#include <shedlock/owner_token.hpp>
-
-#include <vector>
 
 namespace shedlock::detail {
-namespace {
-
-lock_configuration heartbeat_record(std::chrono::milliseconds every) {
-    validate_heartbeat_every(every);
-    if (every == std::chrono::milliseconds{0})
-        throw configuration_error("status server heartbeat_every 0 ms means no heartbeat; start none");
-    return {heartbeat_record_name(every, this_process()), heartbeat_lease};
-}
-
-}  // namespace
 
 instance_heartbeat::instance_heartbeat(lock_provider& provider, std::chrono::milliseconds every,
                                        std::function<void(const std::string&)> warn)
-    : provider_(provider), every_(every), record_(heartbeat_record(every)), warn_(std::move(warn)) {
+    : provider_(provider), every_(every), record_(heartbeat_lock_configuration(every)), warn_(std::move(warn)) {
     thread_ = std::thread([this] { run(); });
 }
 
@@ -71,10 +57,8 @@ void instance_heartbeat::beat() {
 
 void instance_heartbeat::prune_expired_records() {
     try {
-        const auto now = provider_.lock_time_now();
-        std::vector<std::string> expired;
-        for (const auto& r : provider_.list_locks())
-            if (heartbeat_interval(r.name) && r.unreadable.empty() && r.lock_until < now) expired.push_back(r.name);
+        const auto records = provider_.list_locks();
+        const auto expired = heartbeat_records_to_delete(records, provider_.lock_time_now());
         if (!expired.empty()) provider_.delete_records(expired);
     } catch (const std::exception&) {
         // A backend that cannot list or delete keeps its old records; they only take a row each.

@@ -25,7 +25,8 @@ namespace shedlock::detail {
 /// max_heartbeat_every, else configuration_error) on a thread of its own; a backend that is down
 /// only skips beats (`warn` hears when beats start failing and when they work again). Deletes the
 /// record when destroyed (a clean exit is not a stop in reporting). At the start, deletes the
-/// heartbeat records that expired (a day without a beat: their processes died).
+/// heartbeat records of dead processes that hold no lock any more (heartbeat_records_to_delete):
+/// a dead holder's record stays as long as its locks, the evidence that they are stale.
 class instance_heartbeat {
 public:
     instance_heartbeat(lock_provider& provider, std::chrono::milliseconds every,

@@ -34,7 +34,7 @@ std::string stale_reason(const lock_view& v, timestamp now, const std::map<std::
                          const std::map<std::string, process_heartbeat>& heartbeats) {
     const auto& r = v.record;
     if (!r.unreadable.empty()) return "the record is unreadable: " + r.unreadable;
-    if (!v.held || heartbeat_interval(r.name)) return {};
+    if (!v.held || read_heartbeat_record(r)) return {};
     const auto limit = at_most.find(r.name);
     if (limit != at_most.end() && now - r.locked_at > limit->second)
         return "held for " + format_duration(std::chrono::duration_cast<std::chrono::milliseconds>(now - r.locked_at)) +

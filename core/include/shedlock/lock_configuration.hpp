@@ -17,7 +17,7 @@ inline constexpr std::size_t max_lock_name_length = 64;
 inline constexpr std::chrono::milliseconds max_lock_at_most_for{3650LL * 86'400'000LL};
 
 /// Throws configuration_error unless `name` is valid UTF-8 of 1..64 characters without control
-/// characters.
+/// or bidirectional formatting characters (see name_text_problem).
 void validate_lock_name(std::string_view name);
 
 /// Throws configuration_error unless 0 < at_most <= max_lock_at_most_for and
@@ -26,7 +26,10 @@ void validate_lock_durations(const std::string& what, std::chrono::milliseconds 
                              std::chrono::milliseconds at_least);
 
 /// The lock policy of one acquisition. Validated at construction, so an invalid policy is
-/// reported when the configuration is built, not at the first firing.
+/// reported when the configuration is built, not at the first firing. Names starting with
+/// "shedlock-heartbeat:" (heartbeat_record.hpp; in any ASCII case, as MariaDB's default collation
+/// compares) are reserved for the heartbeat records of status servers: such a name is a
+/// configuration_error, so a user's lock can never share a row with one.
 ///
 /// - `lock_at_most_for`: the lease. The lock is released at the latest after this long even if
 ///   the holder never finishes (it crashed, hung, lost its network). Must be > 0.
@@ -50,6 +53,11 @@ public:
     lock_configuration with_name(std::string name) const;
 
 private:
+    /// Skips the reservation; only heartbeat_lock_configuration() uses it.
+    struct reserved_name {};
+    lock_configuration(reserved_name, std::string name, std::chrono::milliseconds lock_at_most_for);
+    friend lock_configuration heartbeat_lock_configuration(std::chrono::milliseconds every);
+
     std::string name_;
     std::chrono::milliseconds at_most_;
     std::chrono::milliseconds at_least_;
