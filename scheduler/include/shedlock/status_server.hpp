@@ -6,6 +6,7 @@
 #include <shedlock/scheduler.hpp>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -35,20 +36,38 @@ struct status_server_options {
     /// no status have no heartbeat and are never flagged this way. 0: no heartbeat; 1 ms to 1 h;
     /// anything else is a configuration_error.
     std::chrono::milliseconds heartbeat_every{10'000};
+    /// At most this many connections are open at once, and never more than a quarter of the
+    /// process's RLIMIT_NOFILE (read when serving starts), so that the scheduler's own work keeps
+    /// descriptors however many clients connect. At the cap, a new connection closes the one
+    /// that has waited longest for its request (idle keep-alive or slow clients); when every
+    /// connection is busy being answered, the new one gets a 503 and is closed. Both are counted
+    /// (`shedlock_http_connections_evicted_total`, `shedlock_http_connections_refused_total`).
+    /// 1 to 10000; anything else is a configuration_error.
+    std::size_t max_connections = 64;
+    /// How long an answer that calls the backend (/healthz, /api/*, the page) may take: past it,
+    /// 503 "backend unavailable". /metrics never calls the backend. 1 ms to 1 h.
+    std::chrono::milliseconds backend_timeout{5'000};
 };
 
 /// Parses `host:port` (`127.0.0.1:9464`, `[::1]:9464`, `localhost:9464`) into `options`' address and
 /// port; throws configuration_error naming the text and the expected form.
 void parse_http_address(std::string_view text, status_server_options& options);
 
+/// Requests: GET and HEAD (else 405 with `Allow`); a request line and headers of at most 8 KiB
+/// (else 431) and a body of at most 1 KiB (else 413, answered before the body is read); 30 s to
+/// send a request before the connection is closed.
+///
 /// The endpoints, all GET:
 /// - `/metrics`: `metrics_text()` of the registry (Prometheus text format 0.0.4);
-/// - `/healthz`: 200 "ok" while the scheduler runs and the backend answers list_locks(), else 503
-///   with the reason;
+/// - `/healthz`: 200 "ok" while the scheduler runs and the backend answers list_locks() within
+///   backend_timeout, else 503; the backend's error (which names hosts, users, databases) only to
+///   a caller with the bearer token, when one is set;
 /// - `/api/tasks`, `/api/locks`, `/api/runs?task=<name>&limit=<n>`: JSON;
 /// - `/`: a self-contained HTML status page (no external resources).
-/// Requests are parsed on the scheduler's io_context (its timer thread); the answers that call the
-/// backend are computed on one thread of the server's own, so a slow backend never delays a timer.
+/// Requests are parsed on the scheduler's io_context (its timer thread); the answers are computed
+/// on two threads of the server's own, one for those that call the backend and one for the rest,
+/// so a slow backend never delays a timer, /metrics or the 401/404/405 answers. Listening on
+/// every address (0.0.0.0, ::) without a bearer token is reported to the scheduler's warning sink.
 /// URIs in messages have their passwords replaced by `***`.
 ///
 /// Lifetime: destroy the server before the scheduler. stop() of the scheduler closes the server.
@@ -61,7 +80,8 @@ public:
 };
 
 /// Starts serving `tasks` (and `metrics`, which may be null: /metrics then answers 404) on
-/// `options.address:options.port`. Throws configuration_error when the address is not valid or
+/// `options.address:options.port`. Throws configuration_error when an option is out of range,
+/// when the address is not valid or
 /// cannot be bound (port in use, no such local address), naming it and what to do; the scheduler is
 /// left untouched either way.
 std::unique_ptr<status_server> serve_status(scheduler& tasks, metrics_registry* metrics,
