@@ -1,5 +1,6 @@
 #include <shedlock/error.hpp>
 #include <shedlock/metrics.hpp>
+#include <shedlock/utf8.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -69,7 +70,8 @@ bool valid_metric_name(std::string_view n, bool label) {
     return !(label && n.size() >= 2 && n.substr(0, 2) == "__");
 }
 
-std::string escape_help(std::string_view v) {
+std::string escape_help(std::string_view help) {
+    const std::string v = well_formed_utf8(help);  // the text format is UTF-8 (see escape_label_value)
     std::string out;
     out.reserve(v.size());
     for (char c : v) {
@@ -177,7 +179,10 @@ namespace {
 
 }  // namespace
 
-std::string escape_label_value(std::string_view v) {
+std::string escape_label_value(std::string_view value) {
+    // The text format is UTF-8: one stray byte and Prometheus rejects the entire scrape, every
+    // series of the process included. Such bytes become visible \xNN text first.
+    const std::string v = well_formed_utf8(value);
     std::string out;
     out.reserve(v.size());
     for (char c : v) {

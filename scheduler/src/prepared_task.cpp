@@ -3,6 +3,7 @@
 
 #include <shedlock/duration.hpp>
 #include <shedlock/error.hpp>
+#include <shedlock/utf8.hpp>
 
 #include <set>
 
@@ -51,9 +52,15 @@ std::vector<prepared_task> prepare_tasks(const std::vector<task_definition>& tas
     std::string problems;
     std::set<std::string> seen;
     for (const auto& t : tasks) {
-        const std::string who = "task \"" + t.name + "\" ";
+        const std::string who = "task \"" + printable_text(t.name) + "\" ";
         if (t.name.empty()) {
             problems += "\n  a task has an empty name; every task needs a unique name";
+            continue;
+        }
+        // The name labels metrics and shows on the page, in JSON and in terminals.
+        if (const auto problem = name_text_problem(t.name); !problem.empty()) {
+            problems += "\n  task name \"" + printable_text(t.name) + "\" " + problem +
+                        "; write the name in UTF-8 with printable characters only";
             continue;
         }
         if (!seen.insert(t.name).second) {

@@ -3,6 +3,7 @@
 
 #include <shedlock/error.hpp>
 #include <shedlock/owner_token.hpp>
+#include <shedlock/utf8.hpp>
 
 #include <boost/asio/post.hpp>
 
@@ -31,7 +32,7 @@ scheduler::~scheduler() {
 
 void scheduler::add(task_definition task) {
     if (impl_->started.load())
-        throw configuration_error("task \"" + task.name + "\" added after start(); add every task before starting");
+        throw configuration_error("task \"" + printable_text(task.name) + "\" added after start(); add every task before starting");
     impl_->definitions.push_back(std::move(task));
 }
 

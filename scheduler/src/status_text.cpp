@@ -1,10 +1,13 @@
 #include "status_text.hpp"
 
+#include <shedlock/utf8.hpp>
+
 #include <cstdio>
 
 namespace shedlock::detail {
 
-std::string html_escape(std::string_view s) {
+std::string html_escape(std::string_view text) {
+    const std::string s = well_formed_utf8(text);  // the page is served as UTF-8
     std::string out;
     out.reserve(s.size());
     for (const char c : s) {

@@ -9,7 +9,7 @@
 
 namespace shedlock::detail {
 
-/// `s` escaped for HTML text and attribute values.
+/// `s` escaped for HTML text and attribute values, in well-formed UTF-8 (see well_formed_utf8).
 std::string html_escape(std::string_view s);
 /// Passwords in `scheme://user:password@host` replaced by `***`.
 std::string redact_uri_passwords(std::string_view s);

@@ -1,5 +1,6 @@
 // validate_lock_name against an independent reference: a name is accepted exactly when it is
-// well-formed UTF-8 of 1..64 code points without C0/C1 controls or DEL. Rejections are
+// well-formed UTF-8 of 1..64 code points without C0/C1 controls, DEL or bidirectional formatting
+// characters (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069). Rejections are
 // configuration_error, and their messages are printable UTF-8 themselves (they reach terminals).
 #include "fuzz_check.hpp"
 
@@ -25,10 +26,14 @@ std::optional<std::size_t> reference_length(std::string_view text) {
             i += 1;
         } else if (in(b0, 0xc2, 0xdf) && in(b(1), 0x80, 0xbf)) {
             if (b0 == 0xc2 && b(1) <= 0x9f) return std::nullopt;  // U+0080..U+009F
+            if (b0 == 0xd8 && b(1) == 0x9c) return std::nullopt;  // U+061C
             i += 2;
         } else if (((b0 == 0xe0 && in(b(1), 0xa0, 0xbf)) || (in(b0, 0xe1, 0xec) && in(b(1), 0x80, 0xbf)) ||
                     (b0 == 0xed && in(b(1), 0x80, 0x9f)) || (in(b0, 0xee, 0xef) && in(b(1), 0x80, 0xbf))) &&
                    in(b(2), 0x80, 0xbf)) {
+            // U+200E, U+200F, U+202A..U+202E (E2 80 xx) and U+2066..U+2069 (E2 81 xx)
+            if (b0 == 0xe2 && b(1) == 0x80 && (in(b(2), 0x8e, 0x8f) || in(b(2), 0xaa, 0xae))) return std::nullopt;
+            if (b0 == 0xe2 && b(1) == 0x81 && in(b(2), 0xa6, 0xa9)) return std::nullopt;
             i += 3;
         } else if (((b0 == 0xf0 && in(b(1), 0x90, 0xbf)) || (in(b0, 0xf1, 0xf3) && in(b(1), 0x80, 0xbf)) ||
                     (b0 == 0xf4 && in(b(1), 0x80, 0x8f))) &&

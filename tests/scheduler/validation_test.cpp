@@ -118,3 +118,24 @@ TEST_CASE("validation: adding a task after start() is refused", "[scheduler][val
     CHECK_THROWS_WITH(s.start(), Catch::Contains("already started"));
     s.stop(1s);
 }
+
+TEST_CASE("validation: a task name must be UTF-8 without controls or bidi overrides", "[scheduler][validation]") {
+    // The name labels metrics (an invalid byte makes Prometheus drop the whole scrape) and shows on
+    // the page and in terminals (ESC starts a terminal sequence, U+202E reverses the text after it).
+    // An explicit lock name keeps the lock-name check out of the way: the task name is checked alone.
+    const std::vector<std::pair<std::string, std::string>> table{
+        {"name-\xe9-latin1", "task name \"name-\\xe9-latin1\" is not valid UTF-8 (byte 5)"},
+        {"esc\x1b[31m", "task name \"esc\\x1b[31m\" contains a control character"},
+        {"evil\xe2\x80\xaetxt.exe", "task name \"evil\\xe2\\x80\\xaetxt.exe\" contains the bidirectional "
+                                    "formatting character U+202E"},
+    };
+    for (const auto& [name, expected] : table) {
+        INFO(name);
+        const auto message =
+            start_error({make_task(name, noop, fixed_rate(1s), lock_at_most_for("PT1M"), lock_name("fine"))});
+        CHECK_THAT(message, Catch::Contains(expected));
+        CHECK_THAT(message, !Catch::Contains(name));  // the raw bytes are never echoed
+    }
+    CHECK(start_error({make_task("caf\xc3\xa9-r\xc3\xa9sum\xc3\xa9", noop, fixed_rate(1h), lock_at_most_for("PT1M"))})
+              .empty());
+}

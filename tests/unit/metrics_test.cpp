@@ -4,6 +4,7 @@
 #include <shedlock/locking_task_executor.hpp>
 #include <shedlock/metrics.hpp>
 #include <shedlock/providers/memory_lock_provider.hpp>
+#include <shedlock/utf8.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -47,6 +48,21 @@ TEST_CASE("metrics text: label values and help texts are escaped", "[metrics]") 
     CHECK(has_line(text, "# HELP c_total help with \\\\ and\\nnewline"));
     CHECK(has_line(text, "c_total{lock=\"a\\\"b\\\\c\\nd\"} 1"));
     CHECK(escape_label_value("plain é") == "plain é");
+}
+
+TEST_CASE("metrics text: bytes that are not UTF-8 become \\xNN text in label values and help", "[metrics]") {
+    // The text format is UTF-8: one invalid byte and Prometheus rejects the whole scrape.
+    metrics_registry m;
+    m.counter("c_total", "help \xff", {{"task", "name-\xe9-latin1"}}).inc();
+    const auto text = m.metrics_text();
+    CHECK(has_line(text, "# HELP c_total help \\\\xff"));
+    CHECK(has_line(text, "c_total{task=\"name-\\\\xe9-latin1\"} 1"));
+    for (std::size_t pos = 0; pos < text.size();) {
+        const auto decoded = decode_utf8_at(text, pos);
+        INFO("byte " << pos);
+        REQUIRE(decoded);
+        pos += decoded->length;
+    }
 }
 
 TEST_CASE("metrics text: histograms have cumulative buckets, +Inf, _sum and _count", "[metrics]") {

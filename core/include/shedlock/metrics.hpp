@@ -160,7 +160,9 @@ private:
     std::unique_ptr<render_plan> plan_;  // guarded by mutex_; rebuilt by a scrape after a series is added
 };
 
-/// `v` escaped as a label value: backslash, double quote and newline become \\, \" and \n.
+/// `v` escaped as a label value: backslash, double quote and newline become \\, \" and \n, and
+/// bytes that are not UTF-8 the text \xNN (see well_formed_utf8), so any value gives a valid
+/// Prometheus text-format label value.
 std::string escape_label_value(std::string_view v);
 
 }  // namespace shedlock
