@@ -50,18 +50,11 @@ void validate_lock_durations(const std::string& what, std::chrono::milliseconds 
 
 void validate_lock_name(std::string_view name) {
     if (name.empty()) throw configuration_error("lock name is empty; give a name such as \"billing:reconcile\"");
+    if (const auto problem = name_text_problem(name); !problem.empty())
+        throw configuration_error("lock name \"" + printable_text(name) + "\" " + problem +
+                                  "; write the name in UTF-8 with printable characters only");
     std::size_t characters = 0;
-    for (std::size_t pos = 0; pos < name.size(); ++characters) {
-        const auto decoded = decode_utf8_at(name, pos);
-        if (!decoded)
-            throw configuration_error("lock name \"" + printable_text(name) + "\" is not valid UTF-8 (byte " +
-                                      std::to_string(pos) + "); write the name in UTF-8");
-        pos += decoded->length;
-        const char32_t cp = decoded->code_point;
-        if (is_control_character(cp))
-            throw configuration_error("lock name \"" + printable_text(name) +
-                                      "\" contains a control character; use printable characters only");
-    }
+    for (std::size_t pos = 0; pos < name.size(); ++characters) pos += decode_utf8_at(name, pos)->length;
     if (characters > max_lock_name_length)
         throw configuration_error("lock name \"" + printable_text(name) + "\" has " + std::to_string(characters) +
                                   " characters; at most " + std::to_string(max_lock_name_length) +
