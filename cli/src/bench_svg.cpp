@@ -1,5 +1,6 @@
 // `shedlock bench --svg`: one panel per metric, horizontal bars (one row per provider), so long
-// labels never collide; latencies on a log scale, since p50, p99 and max differ by decades.
+// labels never collide. Every axis is on a log scale: p50, p99 and max differ by decades, and so do
+// the throughputs of memory and of a server (a linear axis drew SQLite's bar 1 px beside memory's).
 #include "bench_report.hpp"
 
 #include <algorithm>
@@ -82,7 +83,6 @@ struct bar_series {
 struct chart_panel {
     std::string title;       ///< what and in which unit
     std::string axis_title;  ///< under the axis
-    bool log_scale = false;
     std::vector<bar_series> legend;              ///< one per bar of a group; shown when more than one
     std::vector<std::vector<double>> values;  ///< [provider][series]
     std::string (*format)(double);  ///< a bar's value
@@ -99,41 +99,28 @@ std::pair<double, double> value_range(const chart_panel& p) {
     return {low, high};
 }
 
-/// Maps a value to a bar length in [0, chart_width].
+/// Maps a value to a bar length in [0, chart_width] on a log scale.
 struct axis_scale {
-    bool log = false;
-    double low = 0, high = 1;  ///< linear: 0..high; log: decades low..high (exponents)
+    double low = 0, high = 1;  ///< the decades (exponents) at either end of the axis
 
     double operator()(double v) const {
-        if (!log) return v / high * chart_width;
         if (v <= 0) return 0;
         return std::clamp((std::log10(v) - low) / (high - low), 0.0, 1.0) * chart_width;
     }
 };
 
-/// 1, 2 or 5 times a power of ten, so that about five ticks span `max`.
-double nice_step(double max) {
-    const double raw = max / 5;
-    const double power = std::pow(10.0, std::floor(std::log10(raw)));
-    for (double m : {1.0, 2.0, 5.0})
-        if (raw <= m * power) return m * power;
-    return 10 * power;
-}
-
+/// From the decade below the smallest value's to the one above the largest: the shortest bar is
+/// at least a decade long, never a pixel beside the others.
 axis_scale scale_for(const chart_panel& p) {
     const auto [low, high] = value_range(p);
-    if (high <= 0) return {p.log_scale, 0, 1};
-    if (!p.log_scale) return {false, 0, std::ceil(high / nice_step(high)) * nice_step(high)};
-    const double lo = std::floor(std::log10(low)), hi = std::ceil(std::log10(high));
-    return {true, lo, std::max(hi, lo + 1)};
+    if (high <= 0) return {0, 1};
+    const double lo = std::floor(std::log10(low)) - 1, hi = std::ceil(std::log10(high));
+    return {lo, std::max(hi, lo + 2)};
 }
 
 std::vector<double> ticks_of(const axis_scale& s) {
     std::vector<double> out;
-    if (s.log)
-        for (double e = s.low; e <= s.high + 1e-9; ++e) out.push_back(std::pow(10.0, e));
-    else
-        for (double step = nice_step(s.high), v = 0; v <= s.high + step / 2; v += step) out.push_back(v);
+    for (double e = s.low; e <= s.high + 1e-9; ++e) out.push_back(std::pow(10.0, e));
     return out;
 }
 
@@ -191,7 +178,7 @@ void draw_axis(svg_canvas& c, const chart_panel& p, const axis_scale& s) {
         c.line(x, c.y, x, c.y + 4, "#333");
         c.text(x, c.y + 15, value_size, p.tick(t), " text-anchor=\"middle\"");
     }
-    c.text(c.left + chart_width / 2.0, c.y + 30, value_size, p.axis_title + (s.log ? ", log scale" : ""),
+    c.text(c.left + chart_width / 2.0, c.y + 30, value_size, p.axis_title + ", log scale",
            " text-anchor=\"middle\" fill=\"#555\"");
     c.y += 48;
 }
@@ -205,20 +192,13 @@ void draw_panel(svg_canvas& c, const chart_panel& p, const std::vector<std::stri
     draw_axis(c, p, s);
 }
 
-/// Throughput bars on a log scale when they span two decades or more (memory: beside a server),
-/// else the small ones would not show.
-bool spans_decades(const chart_panel& p) {
-    const auto [low, high] = value_range(p);
-    return high >= 100 * low;
-}
-
 chart_panel throughput_panel(std::string title, std::string axis, bar_series series) {
-    return {std::move(title), std::move(axis), false, {std::move(series)}, {}, grouped, count_tick, "0"};
+    return {std::move(title), std::move(axis), {std::move(series)}, {}, grouped, count_tick, "0"};
 }
 
 chart_panel latency_panel(std::string title) {
     const std::vector<bar_series> quantiles{{"p50", "#59a14f"}, {"p99", "#f28e2b"}, {"max", "#e15759"}};
-    return {std::move(title), "latency", true, quantiles, {}, duration_text, duration_tick, "n/a"};
+    return {std::move(title), "latency", quantiles, {}, duration_text, duration_tick, "n/a"};
 }
 
 std::vector<chart_panel> panels_of(const std::vector<provider_figures>& figures) {
@@ -239,7 +219,6 @@ std::vector<chart_panel> panels_of(const std::vector<provider_figures>& figures)
         panels[3].values.push_back({f.cycle_latency.p50_us, f.cycle_latency.p99_us, f.cycle_latency.max_us});
         panels[4].values.push_back({f.contended_latency.p50_us, f.contended_latency.p99_us, f.contended_latency.max_us});
     }
-    for (auto& p : panels) p.log_scale = p.log_scale || spans_decades(p);
     return panels;
 }
 

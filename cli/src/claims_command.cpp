@@ -56,15 +56,15 @@ int list_claims_command(claims_options o) {
 
 int reset_claim_command(claims_options o) {
     if (!o.force) {
-        std::cerr << "shedlock claims reset: resetting \"" << o.key
+        std::cerr << "shedlock claims reset: resetting \"" << printable(o.key)
                   << "\" lets its work run again (e.g. a second settlement); add --force if that is what you want\n";
         return exit_usage;
     }
     if (!open_claims(o)->reset(o.key)) {
-        std::cerr << "shedlock claims reset: no record of \"" << o.key << "\"\n";
+        std::cerr << "shedlock claims reset: no record of \"" << printable(o.key) << "\"\n";
         return 1;
     }
-    std::cout << "reset \"" << o.key << "\": it can be claimed again\n";
+    std::cout << "reset \"" << printable(o.key) << "\": it can be claimed again\n";
     return exit_ok;
 }
 

@@ -4,7 +4,7 @@
 // toml++ and date-tz, whose static initialisers build the iostreams and their locale, and the
 // scheduler's code: about 0.5 MB of peak RSS that a plain `shedlock run -p URI -- cmd` does not
 // pay (docs/tuning.md). Like the provider modules, the module carries hidden copies of the code it
-// shares with the program (--exclude-libs) and is version-checked before use.
+// shares with the program (--exclude-libs), and its build is checked before use (module_files.hpp).
 
 #include "daemon_command.hpp"
 #include "log.hpp"
@@ -16,7 +16,6 @@ namespace shedlock::cli {
 
 /// What the module offers (one instance, returned by its entry point shedlock_cli_config_module).
 struct config_module_api {
-    const char* version;  ///< SHEDLOCK_VERSION of the module's build: another build's is refused
     /// `shedlock daemon` (daemon_command.hpp); the module logs at `level`.
     int (*daemon)(const daemon_options& options, log_level level);
     /// run_command.hpp's with_config.
@@ -25,8 +24,8 @@ struct config_module_api {
     std::string (*config_provider)(const std::string& path);
 };
 
-/// The module, loaded on first use. Throws configuration_error naming the file when it is missing
-/// or from another build.
+/// The module, loaded on first use. Throws configuration_error naming the file when it is missing,
+/// truncated or from another build (its exported shedlock_cli_config_module_build differs).
 const config_module_api& config_module();
 
 }  // namespace shedlock::cli

@@ -1,9 +1,11 @@
 #include "provider_modules.hpp"
 
+#include "module_files.hpp"
+
 #include <shedlock/error.hpp>
+#include <shedlock/utf8.hpp>
 
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -14,45 +16,71 @@ namespace {
 
 using register_fn = void (*)(provider_registry*);
 
-/// dlopen + the module's entry point; a module from another build is refused before it runs.
-void load_module(const std::string& name, const std::vector<std::string>& declared, provider_registry& registry) {
-    const std::string file = provider_module_dir() + "/" + name + ".so";
+/// What a CLI user can do about a module that is not this build's.
+const char* const reinstall_advice =
+    "; reinstall the shedlock package (the program and its provider modules come from one build), or set "
+    "SHEDLOCK_PROVIDER_DIR to the directory of this build's modules";
+
+/// dlopen of a file that is a whole shared object; nothing of the module has run yet.
+void* open_module_file(const std::string& name, const std::string& file) {
+    const auto fail = [&](const std::string& why) {
+        return configuration_error("cannot load the " + name + " provider module: " + why +
+                                   "; reinstall the shedlock package, or set SHEDLOCK_PROVIDER_DIR to the directory "
+                                   "holding " + name + ".so");
+    };
+    if (const std::string why = incomplete_object(file); !why.empty()) throw fail(file + " " + why);
     // RTLD_LOCAL: the module's copies of shedlock's code stay private to it (it links them with
     // --exclude-libs); it reaches the program only through the registry passed in.
     void* handle = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr)
-        throw configuration_error("cannot load the " + name + " provider module: " + ::dlerror() +
-                                  "; reinstall the shedlock package, or set SHEDLOCK_PROVIDER_DIR to the directory "
-                                  "holding " + name + ".so");
+    if (handle == nullptr) throw fail(::dlerror());
+    return handle;
+}
+
+/// The module's entry point, once its version and build are this program's.
+register_fn entry_of(void* handle, const std::string& file) {
     const auto* version = static_cast<const char*>(::dlsym(handle, "shedlock_provider_module_version"));
-    auto entry = reinterpret_cast<register_fn>(::dlsym(handle, "shedlock_register_provider_module"));
-    if (version == nullptr || entry == nullptr || std::strcmp(version, SHEDLOCK_VERSION) != 0)
-        throw configuration_error(file + " is not a provider module of shedlock " SHEDLOCK_VERSION " (it is " +
-                                  (version ? std::string("version ") + version : std::string("no shedlock module")) +
-                                  "); reinstall the shedlock package");
+    const auto* build = static_cast<const char*>(::dlsym(handle, "shedlock_provider_module_build"));
+    const auto entry = reinterpret_cast<register_fn>(::dlsym(handle, "shedlock_register_provider_module"));
+    if (version == nullptr || entry == nullptr)
+        throw configuration_error(file + " is not a provider module of shedlock " SHEDLOCK_VERSION
+                                         " (it is no shedlock module)" + reinstall_advice);
+    if (std::strcmp(version, SHEDLOCK_VERSION) != 0)
+        throw configuration_error(file + " is not a provider module of shedlock " SHEDLOCK_VERSION " (it is version " +
+                                  printable_text(version, 40) + ")" + reinstall_advice);
+    if (build == nullptr || std::strcmp(build, module_build()) != 0)
+        throw configuration_error(file + " is not a provider module of shedlock " SHEDLOCK_VERSION
+                                         " (it is from another build of that version: " +
+                                  (build ? printable_text(build, 120) : "no build identity") + "; this program is " + module_build() + ")" +
+                                  reinstall_advice);
+    return entry;
+}
+
+/// "memory:, sqlite:" or "no scheme".
+std::string shown_schemes(const std::vector<std::string>& schemes) {
+    std::string out;
+    for (const auto& scheme : schemes) out += (out.empty() ? "the schemes " : ", ") + scheme + ":";
+    return out.empty() ? "no scheme" : out;
+}
+
+/// dlopen + the module's entry point; a module from another build is refused before it runs.
+void load_module(const std::string& name, const std::vector<std::string>& declared, provider_registry& registry) {
+    const std::string file = provider_module_dir() + "/" + name + ".so";
+    const register_fn entry = entry_of(open_module_file(name, file), file);
     // The schemes the build declared for the module must be the ones it registers, or URIs
     // would be refused (or loaded) by the wrong name. A scratch registry shows them first.
     provider_registry scratch;
     entry(&scratch);
     if (scratch.schemes() != declared)
-        throw configuration_error(file + " registers the schemes " + scratch.supported_schemes() +
-                                  ", but this build declared others for it; reinstall the shedlock package");
+        throw configuration_error(file + " registers " + shown_schemes(scratch.schemes()) +
+                                  ", but this build declared others for it" + reinstall_advice);
     entry(&registry);  // the handle stays open: the provider's code lives in it
 }
 
 }  // namespace
 
-std::string executable_dir() {
-    char path[4096];
-    const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
-    if (n <= 0) return ".";
-    const std::string exe(path, static_cast<std::size_t>(n));
-    return exe.substr(0, exe.rfind('/'));
-}
-
 std::string provider_module_dir() {
     if (const char* dir = std::getenv("SHEDLOCK_PROVIDER_DIR"); dir != nullptr && *dir != '\0') return dir;
-    return executable_dir() + "/" SHEDLOCK_PROVIDER_DIR_FROM_BIN;
+    return module_dir(SHEDLOCK_PROVIDER_DIR_FROM_BIN, SHEDLOCK_PROVIDER_INSTALL_DIR);
 }
 
 void declare_provider_modules(provider_registry& registry) {

@@ -18,12 +18,10 @@ struct provider_module {
 };
 const std::vector<provider_module>& built_provider_modules();
 
-/// The directory of /proc/self/exe (the binary, not argv[0], which may be a symlink or relative).
-std::string executable_dir();
-
 /// Where the modules are: $SHEDLOCK_PROVIDER_DIR when set, else the directory that the install
 /// layout puts beside this executable (bin/../lib/<arch>/shedlock/providers; the build tree
-/// mirrors it).
+/// mirrors it), or the configured install directory when the executable's path cannot be read
+/// (module_files.hpp's module_dir).
 std::string provider_module_dir();
 
 /// Declares every module of this build in `registry` (add_on_demand); nothing is loaded yet.

@@ -3,6 +3,7 @@
 // text element's box in the browser's own layout and fails when two overlap or one leaves the picture.
 #include "cli_backends.hpp"
 #include "cli_process.hpp"
+#include "test_env.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -10,6 +11,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -115,4 +117,35 @@ TEST_CASE("cli bench --svg: Chromium renders it with no text overlapping or outs
     const std::string png = read_file(png_path);
     CHECK(png.size() > 10000);  // a blank picture compresses to a few hundred bytes
     CHECK(png_size(png) == std::pair<unsigned, unsigned>(static_cast<unsigned>(width), static_cast<unsigned>(height)));
+}
+
+TEST_CASE("cli bench: the progress line is redrawn only on a terminal", "[cli]") {
+    // run_cli's stderr is a pipe, as under cron or in a CI log: no carriage returns, no ESC[K.
+    const auto bench = run_cli({"bench", "--duration", "50ms", "--contenders", "2", "-p", "memory:"});
+    INFO(bench.err);
+    REQUIRE(bench.status == 0);
+    CHECK_THAT(bench.err, Contains("single-threaded cycles") && !Contains("\r") && !Contains("\033"));
+}
+
+TEST_CASE("cli bench --svg: every panel is on a log scale", "[cli]") {
+    // memory: beside SQLite: throughput decades apart, where a linear panel drew SQLite's bar 1 px long.
+    const std::string svg_path = out_dir + "-scales.svg";
+    const auto bench = run_cli({"bench", "--duration", "100ms", "--contenders", "2", "--svg", svg_path, "-p", "memory:",
+                                "-p", "sqlite:" + scratch_dir() + "/svg-scales.db?create_schema=true"});
+    INFO(bench.err);
+    REQUIRE(bench.status == 0);
+    const std::string svg = read_file(svg_path);
+    std::size_t panels = 0, log_axes = 0;
+    for (auto at = svg.find("font-weight=\"bold\""); at != std::string::npos; at = svg.find("font-weight=\"bold\"", at + 1)) ++panels;
+    for (auto at = svg.find(", log scale<"); at != std::string::npos; at = svg.find(", log scale<", at + 1)) ++log_axes;
+    CHECK(panels == 5);
+    CHECK(log_axes == panels);
+    // Every bar with a value is long enough to see and compare (chart width 440 px).
+    const std::regex bar(R"re(<rect [^>]*width="([0-9.]+)" height="12\.0"[^>]*><title>([^<]*)</title>)re");
+    std::size_t bars = 0;
+    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), bar); it != std::sregex_iterator(); ++it, ++bars) {
+        INFO((*it)[2].str());
+        CHECK(std::stod((*it)[1].str()) >= 20);
+    }
+    CHECK(bars == 2 * (3 + 3 * 2));  // two providers: three throughputs, two panels of three quantiles
 }

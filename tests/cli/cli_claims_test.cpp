@@ -65,3 +65,14 @@ TEST_CASE("cli claims: list, JSON, reset only with --force", "[cli][idempotency]
     CHECK(run_cli({"claims", "reset", "settle:20240601", "--force", "-p", uri}).status == 1);
     CHECK(run_once(uri, "settle:20240601", {}, "true").status == 0);  // runs again after the reset
 }
+
+TEST_CASE("cli claims reset: a key with terminal escapes is shown escaped", "[cli][idempotency]") {
+    const auto uri = claims_db("escaped.db");
+    const std::string key = "settle\x1b]0;pwned\x07:1";  // an OSC sequence that retitles the terminal
+    const auto refused = run_cli({"claims", "reset", key, "-p", uri});
+    CHECK(refused.status == 64);
+    CHECK_THAT(refused.err, Contains("settle\\x1b]0;pwned\\x07:1") && !Contains("\x1b") && !Contains("\x07"));
+    const auto missing = run_cli({"claims", "reset", key, "--force", "-p", uri});
+    CHECK(missing.status != 0);
+    CHECK_THAT(missing.err, Contains("\\x1b") && !Contains("\x1b") && !Contains("\x07"));
+}

@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -27,6 +29,40 @@ std::string module_dir_with(const std::vector<std::pair<std::string, std::string
     for (const auto& [name, source] : files)
         std::filesystem::copy_file(source, dir + "/" + name, std::filesystem::copy_options::overwrite_existing);
     return dir;
+}
+
+/// A directory `name` of this test's own holding `files` (target name -> source path).
+std::string fresh_module_dir(const std::string& name, const std::vector<std::pair<std::string, std::string>>& files) {
+    const std::string dir = scratch_dir() + "/" + name;
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    for (const auto& [file, source] : files) std::filesystem::copy_file(source, dir + "/" + file);
+    return dir;
+}
+
+/// `shedlock args...` with SHEDLOCK_PROVIDER_DIR=dir.
+cli_result run_cli_with_modules(const std::string& dir, const std::vector<std::string>& args) {
+    ::setenv("SHEDLOCK_PROVIDER_DIR", dir.c_str(), 1);
+    auto r = run_cli(args);
+    ::unsetenv("SHEDLOCK_PROVIDER_DIR");
+    return r;
+}
+
+/// Where a test module records that its code ran (test_provider_module.cpp).
+std::string module_marker(const std::string& name) {
+    const std::string marker = scratch_dir() + "/" + name + ".ran";
+    std::filesystem::remove(marker);
+    ::setenv("SHEDLOCK_TEST_MODULE_MARKER", marker.c_str(), 1);
+    return marker;
+}
+
+/// The first `bytes` bytes of `source` as `target`: a copy cut short (a full disk, an interrupted
+/// download or package install).
+void write_truncated_copy(const std::string& source, const std::string& target, std::size_t bytes) {
+    std::string data = read_file(source);
+    REQUIRE(data.size() > bytes);
+    data.resize(bytes);
+    std::ofstream(target, std::ios::binary | std::ios::trunc) << data;
 }
 
 }  // namespace
@@ -94,4 +130,89 @@ TEST_CASE("cli: a file that is no shedlock module is refused before it runs", "[
     ::unsetenv("SHEDLOCK_PROVIDER_DIR");
     CHECK(r.status == 78);
     CHECK_THAT(r.err, Contains("cannot load the redis provider module") && Contains("redis.so"));
+}
+
+
+TEST_CASE("cli: a module of another build with the same version is refused before its code runs", "[cli][modules]") {
+    // The foreign test module carries this build's version and another build's identity; run, it
+    // aborts (a changed struct of core crashed the program in ~backend_registration).
+    const std::string marker = module_marker("foreign");
+    const auto r = run_cli_with_modules(fresh_module_dir("foreign", {{"sqlite.so", SHEDLOCK_TEST_MODULE_FOREIGN}}),
+                                        {"schema", "apply", "-p", sqlite_uri()});
+    INFO(r.err);
+    CHECK(r.status == 78);
+    CHECK_THAT(r.err, Contains("sqlite.so is not a provider module of shedlock") && Contains("another build"));
+    CHECK_FALSE(std::filesystem::exists(marker));
+}
+
+TEST_CASE("cli: a truncated provider module is refused before dlopen, not killed by SIGBUS", "[cli][modules]") {
+    const std::string dir = fresh_module_dir("truncated", {});
+    const auto whole = std::filesystem::file_size(SHEDLOCK_MEMORY_MODULE);
+    for (const std::size_t bytes : {std::size_t{64}, std::size_t{4096}, static_cast<std::size_t>(whole / 2),
+                                    static_cast<std::size_t>(whole - 1)}) {
+        INFO("first " << bytes << " of " << whole << " bytes");
+        write_truncated_copy(SHEDLOCK_MEMORY_MODULE, dir + "/memory.so", bytes);
+        const auto r = run_cli_with_modules(dir, {"schema", "apply", "-p", "memory:"});
+        INFO(r.err);
+        CHECK(r.status == 78);
+        CHECK_THAT(r.err, Contains("cannot load the memory provider module") && Contains("memory.so") &&
+                              Contains("truncated"));
+    }
+}
+
+TEST_CASE("cli: a module that registers no scheme gets advice for a CLI user, not a library's", "[cli][modules]") {
+    const std::string marker = module_marker("empty");
+    const auto r = run_cli_with_modules(fresh_module_dir("empty", {{"sqlite.so", SHEDLOCK_TEST_MODULE_OWN}}),
+                                        {"schema", "apply", "-p", sqlite_uri()});
+    CHECK(r.status == 78);
+    CHECK(std::filesystem::exists(marker));  // this build's module: accepted and run
+    CHECK_THAT(r.err, Contains("sqlite.so registers no scheme") && Contains("reinstall the shedlock package") &&
+                          Contains("SHEDLOCK_PROVIDER_DIR") && !Contains("register_all_providers"));
+}
+
+TEST_CASE("cli: without /proc no module is loaded relative to the current directory", "[cli][modules]") {
+    // A minimal container or chroot without /proc, simulated by a mount namespace whose /proc is
+    // an empty tmpfs (unshare, util-linux). A module is planted where "." + the path from the
+    // program to its modules leads, i.e. relative to the directory the command is started in.
+    const std::filesystem::path cli_dir = std::filesystem::path(SHEDLOCK_CLI_PATH).parent_path();
+    const auto from_bin = std::filesystem::path(SHEDLOCK_MEMORY_MODULE).parent_path().lexically_relative(cli_dir);
+    const std::filesystem::path cwd = scratch_dir() + "/noproc/work";
+    const auto planted = (cwd / from_bin).lexically_normal();
+    std::filesystem::create_directories(cwd);
+    std::filesystem::create_directories(planted);
+    std::filesystem::copy_file(SHEDLOCK_TEST_MODULE_OWN, planted / "sqlite.so");
+    const std::string marker = module_marker("planted");
+    const std::string out = scratch_dir() + "/noproc/stderr";
+    const std::string script = "mount -t tmpfs none /proc && test ! -e /proc/self/exe && cd '" + cwd.string() +
+                               "' && exec '" SHEDLOCK_CLI_PATH "' schema apply -p '" + sqlite_uri() + "' 2>'" + out + "'";
+    const int wait_status = std::system(("unshare --map-root-user --mount sh -c \"" + script + "\"").c_str());
+    const std::string err = read_file(out);
+    INFO("planted " << (planted / "sqlite.so").string() << "\n" << err);
+    REQUIRE_FALSE(err.empty());  // the namespace was made and the program ran (unshare needs util-linux)
+    CHECK(exit_status_of(wait_status) == 78);
+    CHECK_FALSE(std::filesystem::exists(marker));
+    CHECK_THAT(err, !Contains(planted.string()) && Contains("sqlite.so"));
+}
+
+TEST_CASE("cli: a truncated config module is refused before dlopen, not killed by SIGBUS", "[cli][modules]") {
+    // The config module is found beside the program only (no variable moves it): a copy of the
+    // program in a directory of its own, with the install layout's path to a truncated config.so.
+    const std::filesystem::path cli(SHEDLOCK_CLI_PATH);
+    const std::filesystem::path modules = std::filesystem::path(SHEDLOCK_MEMORY_MODULE).parent_path().parent_path();
+    const std::filesystem::path config_so = modules / "cli" / "config.so";
+    const std::filesystem::path root = scratch_dir() + "/truncated-config";
+    const auto copy_bin = root / "bin";
+    const auto copy_config = (copy_bin / config_so.parent_path().lexically_relative(cli.parent_path())).lexically_normal();
+    std::filesystem::create_directories(copy_bin);
+    std::filesystem::create_directories(copy_config);
+    std::filesystem::copy_file(cli, copy_bin / "shedlock");
+    write_truncated_copy(config_so.string(), (copy_config / "config.so").string(), 4096);
+    const std::string config = root.string() + "/shedlock.toml";
+    std::ofstream(config) << "[shedlock]\nprovider = \"memory:\"\n[tasks.t]\nlock_at_most_for = \"10s\"\n";
+    const std::string err = root.string() + "/stderr";
+    const int wait_status = std::system(("'" + (copy_bin / "shedlock").string() + "' run -c '" + config +
+                                         "' --task t -- true 2>'" + err + "'").c_str());
+    INFO(read_file(err));
+    CHECK(exit_status_of(wait_status) == 78);
+    CHECK_THAT(read_file(err), Contains("cannot load the config module") && Contains("config.so is truncated"));
 }
