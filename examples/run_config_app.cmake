@@ -1,11 +1,14 @@
-# Runs config_app with one config file per backend: SQLite always, PostgreSQL, MySQL/MariaDB and
-# Redis when the test servers' URIs are exported (scripts/test.sh). Each run must report beats.
+# Runs config_app with one config file per backend: SQLite, PostgreSQL, MySQL/MariaDB and Redis
+# (the test servers' URIs are required: scripts/test.sh exports them; a missing one fails the
+# test by name instead of shrinking it to SQLite). Each run must report beats.
 file(MAKE_DIRECTORY ${WORK_DIR})
 set(uris "sqlite:${WORK_DIR}/app.db")
 foreach(var SHEDLOCK_TEST_POSTGRES_URI SHEDLOCK_TEST_MYSQL_URI SHEDLOCK_TEST_REDIS_URI)
-  if(DEFINED ENV{${var}})
-    list(APPEND uris "$ENV{${var}}")
+  if("$ENV{${var}}" STREQUAL "")
+    message(FATAL_ERROR "${var} is not set: this test needs that server; run it through scripts/test.sh, "
+      "or start the server with `eval \"$(providers/<name>/server.sh start /tmp/somedir)\"`")
   endif()
+  list(APPEND uris "$ENV{${var}}")
 endforeach()
 foreach(uri IN LISTS uris)
   string(REGEX REPLACE ":.*" "" scheme "${uri}")

@@ -186,9 +186,7 @@ TEST_CASE("cli run: lock names compare byte for byte and count characters, on ev
 
 TEST_CASE("cli run: with java_compat, lock \"x:fence\" is not blocked by lock x's counter", "[cli][input]") {
     // Regression: the fence key of lock x was the lock key of lock "x:fence", which never expires.
-    const char* redis = std::getenv("SHEDLOCK_TEST_REDIS_URI");
-    if (!redis) return;
-    const std::string uri = std::string(redis) + "?java_compat=true&env=cli-java-" + std::to_string(::getpid());
+    const std::string uri = test_server_uri("SHEDLOCK_TEST_REDIS_URI") + "?java_compat=true&env=cli-java-" + std::to_string(::getpid());
     REQUIRE(run_cli({"run", "-p", uri, "-n", "x", "--at-most", "1m", "--", "true"}).status == 0);
     auto r = run_cli({"run", "-p", uri, "-n", "x:fence", "--at-most", "1m", "--", "true"});
     INFO(r.err);

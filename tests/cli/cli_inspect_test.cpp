@@ -43,13 +43,33 @@ TEST_CASE("cli schema print: DDL per dialect without connecting", "[cli]") {
     CHECK(run_cli({"schema", "print", "-p", "sqlite:x.db?table=bad;name"}).status == 78);
 }
 
+namespace {
+
+/// The passwords of the server URIs in `uris`: the secrets an output must not show. Each server
+/// URI must carry one, or the check would pass with nothing to find.
+std::vector<std::string> passwords_of(const std::vector<std::string>& uris) {
+    std::vector<std::string> secrets;
+    for (const auto& uri : uris) {
+        if (uri.rfind("sqlite:", 0) == 0) continue;
+        INFO(uri << ": a test server URI without a password cannot show that passwords stay hidden");
+        REQUIRE(uri_password(uri).size() >= 4);
+        secrets.push_back(uri_password(uri));
+    }
+    return secrets;
+}
+
+}  // namespace
+
 TEST_CASE("cli doctor: every backend passes, the report names each check", "[cli]") {
+    CHECK(uri_password("redis://:hunter2@127.0.0.1:9/0?connect_timeout=500ms") == "hunter2");  // the reader reads
+    CHECK(uri_password("postgresql://u:p%40ss@h:1/db") == "p%40ss");
+    CHECK(uri_password("sqlite:/tmp/x@y:z.db").empty());
     for (const auto& uri : backend_uris("cli_doctor")) {
         auto r = run_cli({"doctor", "-p", uri});
         INFO(uri << "\n" << r.out << r.err);
         CHECK(r.status == 0);
         CHECK_THAT(r.out, Contains("ok    connect") && Contains("permissions") && Contains("clock"));
-        CHECK_THAT(r.out + r.err, !Contains("hunter2"));
+        for (const auto& secret : passwords_of({uri})) CHECK_THAT(r.out + r.err, !Contains(secret));
     }
     auto json = run_cli({"doctor", "--json", "-p", backend_uris("cli_doctor").front()});
     CHECK(json.status == 0);
@@ -86,7 +106,11 @@ TEST_CASE("cli bench: one table row per provider, JSON and SVG, nothing left beh
     for (const auto& uri : uris) table_args.insert(table_args.end(), {"-p", uri});
     auto table = run_cli(table_args);
     REQUIRE(table.status == 0);
-    CHECK_THAT(table.out, Contains("PROVIDER") && Contains("CYCLES/S") && Contains("FAIRNESS") && !Contains("hunter2"));
+    CHECK_THAT(table.out, Contains("PROVIDER") && Contains("CYCLES/S") && Contains("FAIRNESS"));
+    for (const auto& secret : passwords_of(uris)) {
+        CHECK_THAT(table.out + table.err, !Contains(secret));
+        CHECK_THAT(r.out + r.err + read_file(svg), !Contains(secret));
+    }
     CHECK(std::count(table.out.begin(), table.out.end(), '\n') == static_cast<long>(uris.size()) + 1);  // header + a row each
     for (const auto& uri : uris) CHECK_THAT(table.out, Contains(uri.substr(0, uri.find(':') + 1)));  // a row per backend
     CHECK(bench_records() == before);
@@ -95,9 +119,7 @@ TEST_CASE("cli bench: one table row per provider, JSON and SVG, nothing left beh
 TEST_CASE("cli locks: a freed Redis lock is never listed as held", "[cli]") {
     // Regression: the local clock was read before the listing's server time (unspecified
     // argument order), so about 1 listing in 3 showed a free lock as "held" with no holder.
-    const char* redis = std::getenv("SHEDLOCK_TEST_REDIS_URI");
-    if (!redis) return;
-    const std::string uri = std::string(redis) + "?prefix=cli-freed-" + std::to_string(::getpid());
+    const std::string uri = test_server_uri("SHEDLOCK_TEST_REDIS_URI") + "?prefix=cli-freed-" + std::to_string(::getpid());
     REQUIRE(run_cli({"run", "-p", uri, "-n", "freed", "--at-most", "1m", "--", "true"}).status == 0);
     for (int i = 0; i < 15; ++i) {
         auto r = run_cli({"locks", "-p", uri, "--json"});
@@ -174,7 +196,7 @@ TEST_CASE("cli: reserved words work as table names on every SQL backend", "[cli]
     for (const char* table : {"select", "order"}) {
         std::vector<std::string> uris{"sqlite:" + scratch_dir() + "/reserved.db?table=" + table};
         for (const char* var : {"SHEDLOCK_TEST_POSTGRES_URI", "SHEDLOCK_TEST_MYSQL_URI"})
-            if (const char* uri = std::getenv(var)) uris.emplace_back(std::string(uri) + "?table=" + table);
+            uris.emplace_back(test_server_uri(var) + "?table=" + table);
         for (const auto& uri : uris) {
             auto applied = run_cli({"schema", "apply", "-p", uri});
             INFO(uri << ": " << applied.err);

@@ -1,5 +1,6 @@
 // End-to-end: passwords named by the provider URI instead of written in it (password_env,
 // password_file), and what the commands of `shedlock run` and `shedlock daemon` inherit of them.
+#include "cli_backends.hpp"
 #include "cli_process.hpp"
 
 #include "test_env.hpp"
@@ -27,9 +28,7 @@ const std::string variable = "SHEDLOCK_TEST_SECRET_PW";
 std::vector<std::string> server_uris_with(const std::string& option, const std::string& table) {
     std::vector<std::string> uris;
     for (const char* var : {"SHEDLOCK_TEST_POSTGRES_URI", "SHEDLOCK_TEST_MYSQL_URI", "SHEDLOCK_TEST_REDIS_URI"}) {
-        const char* set = std::getenv(var);
-        if (!set) continue;
-        std::string uri = set;
+        std::string uri = test_server_uri(var);
         const auto at = uri.find(":" + password + "@");
         REQUIRE(at != std::string::npos);
         uri.replace(at, password.size() + 2, "@");
@@ -38,8 +37,6 @@ std::vector<std::string> server_uris_with(const std::string& option, const std::
                                      : "&table=" + table + "&runs_table=" + table + "_runs&create_schema=true");
         uris.push_back(uri);
     }
-    INFO("no test server: start them with scripts/test.sh or providers/*/server.sh");
-    REQUIRE_FALSE(uris.empty());
     return uris;
 }
 
