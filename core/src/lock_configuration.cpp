@@ -84,7 +84,15 @@ lock_configuration::lock_configuration(std::string name, std::string_view lock_a
     : lock_configuration(std::move(name), parse_duration(lock_at_most_for, "lock_at_most_for")) {}
 
 lock_configuration lock_configuration::with_name(std::string name) const {
-    return lock_configuration(std::move(name), at_most_, at_least_);
+    lock_configuration copy(std::move(name), at_most_, at_least_);
+    copy.template_ = template_;
+    return copy;
+}
+
+lock_configuration lock_configuration::rendered_from(std::string name_template) const {
+    lock_configuration copy = *this;
+    copy.template_ = std::move(name_template);
+    return copy;
 }
 
 }  // namespace shedlock

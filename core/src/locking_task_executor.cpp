@@ -118,7 +118,7 @@ execution_result locking_task_executor::execute(const locked_task& task, const l
         result.counters = context.counters();
         return result;
     }
-    detail::thread_lock_instruments* instruments = metrics_ ? &metrics_->for_lock(config.name()) : nullptr;
+    detail::thread_lock_instruments* instruments = metrics_ ? &metrics_->for_lock(config.metrics_name()) : nullptr;
     const bool timed = instruments && metrics_->time_this_call(*instruments);
     const auto started = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     std::optional<lock_handle> handle;

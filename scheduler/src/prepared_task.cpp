@@ -30,6 +30,7 @@ prepared_task prepare(const task_definition& t, const scheduler_options& options
     // Render once now: an unknown placeholder or an over-long result fails here, not at a firing.
     const std::string sample = render_lock_name(name_template, now, timing.zone(), options.env);
     lock_configuration lock(sample, at_most, at_least);
+    if (templated) lock = lock.rendered_from(name_template);  // metrics: one series per template
     const bool active = t.enabled && !timing.disabled();
     if (active && !timing.first(now))
         throw configuration_error(t.schedule.describe() + " matches no date in the next 100 years");

@@ -40,6 +40,10 @@ std::optional<run_record> scheduler::impl::run_firing(task_runtime& t, timestamp
     try {
         const auto config = detail::lock_for_firing(t.task, at, options.env);
         r.lock_name = config.name();
+        if (t.task.templated) {  // before the lock is taken: the status shows it while held
+            std::lock_guard lock(t.recent_mutex);
+            t.lock_name = config.name();
+        }
         // Two captures: a std::function keeps up to 16 bytes in place, a third would allocate.
         auto body = [this, &t](task_context& ctx) {
             context_registration registered(t, ctx);

@@ -28,7 +28,7 @@ namespace shedlock {
 
 /// One task while the scheduler runs. `due` is touched only on the timer thread.
 struct task_runtime {
-    explicit task_runtime(detail::prepared_task t) : task(std::move(t)) {}
+    explicit task_runtime(detail::prepared_task t) : task(std::move(t)), lock_name(task.lock.name()) {}
 
     detail::prepared_task task;
     std::optional<timestamp> due;      // its entry in the timer queue, if armed
@@ -39,6 +39,9 @@ struct task_runtime {
     std::atomic<std::int64_t> next_fire_ms{-1};  // epoch ms of `due`, readable from any thread
     mutable std::mutex recent_mutex;
     std::deque<run_summary> recent;  // newest last
+    // The lock of the current (or last) firing: a templated name changes per firing. Guarded by
+    // recent_mutex; the name rendered at start() until the first firing.
+    std::string lock_name;
     // Instruments resolved at start() (null without a registry).
     metric_histogram* duration = nullptr;
     metric_histogram* lateness = nullptr;

@@ -61,13 +61,13 @@ std::vector<task_status> scheduler::task_statuses() const {
         task_status s;
         s.name = def.name;
         s.schedule = def.schedule.describe();
-        s.lock_name = t->task.lock.name();
         s.lock_at_most_for = t->task.lock.lock_at_most_for();
         s.enabled = t->task.active;
         s.running = t->running.load();
         if (const auto ms = t->next_fire_ms.load(); ms >= 0) s.next_fire = timestamp{std::chrono::milliseconds{ms}};
         {
             std::lock_guard lock(t->recent_mutex);
+            s.lock_name = t->lock_name;
             s.recent.assign(t->recent.begin(), t->recent.end());
         }
         out.push_back(std::move(s));

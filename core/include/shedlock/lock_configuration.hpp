@@ -49,8 +49,18 @@ public:
     std::chrono::milliseconds lock_at_most_for() const noexcept { return at_most_; }
     std::chrono::milliseconds lock_at_least_for() const noexcept { return at_least_; }
 
-    /// A copy with another name (for lock-name templates rendered per firing).
+    /// A copy with another name (for lock-name templates rendered per firing); it keeps this
+    /// configuration's metrics_name().
     lock_configuration with_name(std::string name) const;
+
+    /// A copy whose metrics_name() is `name_template`, the template its names are rendered from
+    /// (`settle:{date}`).
+    lock_configuration rendered_from(std::string name_template) const;
+
+    /// What metrics label this lock by (`shedlock_lock_attempts_total{lock=...}`): the template
+    /// its name is rendered from, else the name. One series per template, not per rendered name:
+    /// a name rendered per second would otherwise add series (and memory) without bound.
+    const std::string& metrics_name() const noexcept { return template_.empty() ? name_ : template_; }
 
 private:
     /// Skips the reservation; only heartbeat_lock_configuration() uses it.
@@ -61,6 +71,7 @@ private:
     std::string name_;
     std::chrono::milliseconds at_most_;
     std::chrono::milliseconds at_least_;
+    std::string template_;  // empty: the name is not rendered from a template
 };
 
 }  // namespace shedlock

@@ -61,7 +61,7 @@ struct run_summary {
 struct task_status {
     std::string name;
     std::string schedule;   ///< trigger::describe()
-    std::string lock_name;  ///< rendered for the next (or last) firing
+    std::string lock_name;  ///< of the current (or last) firing; before the first, rendered at start()
     std::chrono::milliseconds lock_at_most_for{0};
     bool enabled = true;
     bool running = false;   ///< a firing is in flight on this instance
