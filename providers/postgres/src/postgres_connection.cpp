@@ -1,4 +1,5 @@
 #include "postgres_connection.hpp"
+#include "socket_deadline.hpp"
 
 #include <shedlock/error.hpp>
 
@@ -45,13 +46,30 @@ storage_category category_of_connect_failure(const std::string& message) {
     return storage_category::unavailable;
 }
 
+/// TCP keepalive and tcp_user_timeout: a peer that vanished (host down, network cut) is noticed
+/// by the kernel within about connect_timeout, also while a pooled connection sits idle. A peer
+/// that still acknowledges TCP but never answers is the client-side deadline's (socket_deadline).
+std::string tcp_liveness(const postgres_options& o) {
+    const auto seconds = std::max<long long>(1, std::chrono::ceil<std::chrono::seconds>(o.connect_timeout).count());
+    const auto probe_every = std::max<long long>(1, seconds / 3);
+    return " keepalives=1 keepalives_idle=" + std::to_string(seconds) + " keepalives_interval=" +
+           std::to_string(probe_every) + " keepalives_count=3 tcp_user_timeout=" +
+           std::to_string(std::chrono::milliseconds(o.connect_timeout).count() + 1000 * seconds);
+}
+
+std::string seconds_text(std::chrono::milliseconds d) {
+    auto text = std::to_string(d.count() / 1000);
+    if (const auto ms = d.count() % 1000) text += "." + std::to_string(1000 + ms).substr(1);
+    return text + " s";
+}
+
 }  // namespace
 
 std::string postgres_conninfo(const postgres_options& o) {
     const auto seconds = std::chrono::ceil<std::chrono::seconds>(o.connect_timeout).count();
     std::string info = "host=" + quoted(o.host) + " port=" + std::to_string(o.port) + " dbname=" + quoted(o.database) +
                        " user=" + quoted(o.user) + " connect_timeout=" + std::to_string(seconds < 1 ? 1 : seconds) +
-                       " application_name='shedlock-cpp'" + " options=" +
+                       " application_name='shedlock-cpp'" + tcp_liveness(o) + " options=" +
                        quoted("-c DateStyle=ISO -c statement_timeout=" + std::to_string(o.statement_timeout.count()));
     if (o.password) info += " password=" + quoted(*o.password);
     const std::pair<const char*, const std::string*> tls[] = {
@@ -85,7 +103,7 @@ void throw_postgres_error(const std::exception& e, const std::string& shown) {
 }
 
 postgres_connection::postgres_connection(const postgres_options& options)
-    : shown_(options.redacted_uri()) {
+    : shown_(options.redacted_uri()), answer_within_(options.statement_timeout + options.connect_timeout) {
     try {
         connection_ = std::make_unique<pqxx::connection>(postgres_conninfo(options));
     } catch (const std::exception& e) {
@@ -103,6 +121,22 @@ const std::string& postgres_connection::prepared_name(const std::string& sql) {
     return it->second;
 }
 
+pqxx::result postgres_connection::run_before_deadline(const std::string& sql, const std::vector<std::string>& values) {
+    const socket_deadline deadline(connection_->sock(), answer_within_);
+    try {
+        pqxx::nontransaction autocommit(*connection_);
+        // Parameterless statements (DDL, probes, listing) run unprepared: they run rarely.
+        return values.empty() ? autocommit.exec(sql)
+                              : autocommit.exec_prepared(prepared_name(sql), pqxx::prepare::make_dynamic_params(values));
+    } catch (const std::exception&) {
+        if (!deadline.expired()) throw;
+        throw storage_error(storage_category::unavailable,
+                            "PostgreSQL " + shown_ + ": no answer within " + seconds_text(answer_within_) +
+                                " (statement_timeout + connect_timeout); the connection was closed. Is the server "
+                                "stopped or overloaded, or the network silent?");
+    }
+}
+
 sql::sql_result postgres_connection::execute(const std::string& sql, const std::vector<sql::sql_param>& params) {
     try {
         std::vector<std::string> values;
@@ -110,11 +144,7 @@ sql::sql_result postgres_connection::execute(const std::string& sql, const std::
         for (const auto& p : params)
             values.push_back(std::holds_alternative<std::int64_t>(p) ? std::to_string(std::get<std::int64_t>(p))
                                                                      : std::get<std::string>(p));
-        pqxx::nontransaction autocommit(*connection_);
-        // Parameterless statements (DDL, probes, listing) run unprepared: they run rarely.
-        const pqxx::result r = params.empty()
-                                   ? autocommit.exec(sql)
-                                   : autocommit.exec_prepared(prepared_name(sql), pqxx::prepare::make_dynamic_params(values));
+        const pqxx::result r = run_before_deadline(sql, values);
         sql::sql_result result;
         result.affected_rows = r.affected_rows();
         result.rows.reserve(r.size());
@@ -124,6 +154,8 @@ sql::sql_result postgres_connection::execute(const std::string& sql, const std::
                 out.push_back(field.is_null() ? std::nullopt : std::optional<std::string>(field.c_str()));
         }
         return result;
+    } catch (const storage_error&) {
+        throw;  // the deadline's own, already worded
     } catch (const std::exception& e) {
         throw_postgres_error(e, shown_);
     }

@@ -4,6 +4,7 @@
 #include <shedlock/providers/postgres_lock_provider.hpp>
 
 #include <pqxx/connection>
+#include <pqxx/result>
 
 #include <map>
 #include <memory>
@@ -27,8 +28,12 @@ public:
 
 private:
     const std::string& prepared_name(const std::string& sql);
+    /// Runs `sql` (prepared when it has parameters); a server that has not answered within
+    /// answer_within_ gets the connection shut down: storage_error(unavailable).
+    pqxx::result run_before_deadline(const std::string& sql, const std::vector<std::string>& values);
 
     std::string shown_;
+    std::chrono::milliseconds answer_within_;  // the server's statement_timeout plus a round trip's worth
     std::unique_ptr<pqxx::connection> connection_;
     std::map<std::string, std::string, std::less<>> prepared_;  // sql text -> statement name
 };
