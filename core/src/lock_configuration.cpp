@@ -7,8 +7,8 @@
 namespace shedlock {
 namespace {
 
-/// Any ASCII case: on MariaDB (case-insensitive default collation) "SHEDLOCK-HEARTBEAT:..." is the
-/// heartbeat's own row.
+/// Any ASCII case: in a MySQL/MariaDB table whose name column still folds case (Java ShedLock's,
+/// an older shedlock-cpp's; docs/sql-providers.md), "SHEDLOCK-HEARTBEAT:..." is the heartbeat's row.
 bool starts_with_heartbeat_prefix(std::string_view name) {
     if (name.size() < heartbeat_prefix.size()) return false;
     for (std::size_t i = 0; i < heartbeat_prefix.size(); ++i) {

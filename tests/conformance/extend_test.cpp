@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <optional>
+
 using namespace shedlock;
 using namespace shedlock::conformance;
 using std::chrono::milliseconds;
@@ -86,5 +88,26 @@ TEST_CASE("conformance: extend honours its own lock_at_least_for on unlock", "[c
     extended->unlock();
     CHECK_FALSE(f.provider().try_lock(config));
     f.pass(f.lease(2) + milliseconds{20});
+    CHECK(f.provider().try_lock(config));
+}
+
+TEST_CASE("conformance: the longest lease is stored, listed and extended", "[conformance][extend]") {
+    // Heartbeat records (heartbeat_record.hpp) hold it: they must outlive every lock on every backend.
+    fixture f;
+    const lock_configuration config{fixture::unique_name("longest-lease"), max_lock_at_most_for};
+    const auto listed_until = [&]() -> std::optional<timestamp> {
+        for (const auto& r : f.provider().list_locks())
+            if (r.name == config.name()) return r.lock_until;
+        return std::nullopt;
+    };
+    auto held = f.provider().try_lock(config);
+    REQUIRE(held);
+    const auto at_least = f.provider().lock_time_now() + max_lock_at_most_for - std::chrono::minutes{1};
+    CHECK(listed_until() > at_least);
+    auto extended = held->extend(max_lock_at_most_for);
+    REQUIRE(extended);
+    CHECK(listed_until() > at_least);
+    CHECK_FALSE(f.provider().try_lock(config));
+    extended->unlock();
     CHECK(f.provider().try_lock(config));
 }

@@ -77,7 +77,7 @@ TEST_CASE("lock names starting with the heartbeat records' prefix are reserved",
     CHECK_THROWS_AS(lock_configuration(lookalike, 1min), configuration_error);
     CHECK_THROWS_WITH(lock_configuration(lookalike, 1min),
                       Contains("\"" + lookalike + "\"") && Contains("reserved") && Contains("heartbeat:1000:0123456789abcdef"));
-    // MariaDB's default collation ignores case: the same row as the heartbeat's.
+    // A case-folding MySQL/MariaDB name column (Java ShedLock's table) would share the heartbeat's row.
     CHECK_THROWS_AS(lock_configuration("SHEDLOCK-Heartbeat:anything", 1min), configuration_error);
     CHECK_THROWS_AS(lock_configuration("report", 1min).with_name(lookalike), configuration_error);  // a rendered template
     CHECK_NOTHROW(lock_configuration("shedlock-heartbeats", 1min));

@@ -27,9 +27,10 @@ void validate_lock_durations(const std::string& what, std::chrono::milliseconds 
 
 /// The lock policy of one acquisition. Validated at construction, so an invalid policy is
 /// reported when the configuration is built, not at the first firing. Names starting with
-/// "shedlock-heartbeat:" (heartbeat_record.hpp; in any ASCII case, as MariaDB's default collation
-/// compares) are reserved for the heartbeat records of status servers: such a name is a
-/// configuration_error, so a user's lock can never share a row with one.
+/// "shedlock-heartbeat:" (heartbeat_record.hpp; in any ASCII case, as a case-folding MySQL/MariaDB
+/// name column of Java ShedLock's or an older table compares) are reserved for the heartbeat
+/// records of status servers: such a name is a configuration_error, so a user's lock never
+/// shares a row with one.
 ///
 /// - `lock_at_most_for`: the lease. The lock is released at the latest after this long even if
 ///   the holder never finishes (it crashed, hung, lost its network). Must be > 0.
