@@ -111,7 +111,8 @@ bool overlaps(const fault_event& f, std::int64_t from, std::int64_t to, std::int
 }
 
 bool is_server_fault(const fault_event& f) {
-    return f.kind == "restart" || f.kind == "latency" || f.kind == "black_hole" || f.kind == "reset";
+    return f.kind == "restart" || f.kind == "latency" || f.kind == "black_hole" || f.kind == "reset" ||
+           f.kind == "release_delay";
 }
 
 std::string at(std::int64_t t_us, std::int64_t origin) {

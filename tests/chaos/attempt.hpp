@@ -23,6 +23,9 @@ struct attempt_plan {
     int at_least_ms = 0;
     int hold_ms = 0;  ///< how long the command holds its critical section
     clock_fault clock;
+    /// release_delay: the command asks the injector to hold the network before it exits, so the
+    /// release `shedlock run` sends next arrives late, while the lease is still live.
+    bool delayed_release = false;
 };
 
 /// What the injector did to a running attempt.

@@ -28,6 +28,10 @@ std::vector<std::string> lock_arguments(const attempt_plan& plan, const lane& wh
 
 }  // namespace
 
+std::string release_delay_request(const run_options& options, std::int64_t attempt) {
+    return options.work_dir + "/" + release_delay_prefix + std::to_string(attempt);
+}
+
 std::string clock_file(const run_options& options, std::int64_t attempt) {
     return options.work_dir + "/clock-" + std::to_string(attempt) + ".rc";
 }
@@ -44,6 +48,15 @@ attempt_plan draw_plan(std::mt19937_64& rng, const run_options& options, const s
     plan.hold_ms = uniform(rng, 20, 150);
     if (plan.keep_alive && chance(rng, 0.08)) plan.hold_ms = at_most * 11 / 5;         // extended twice or more
     else if (!plan.keep_alive && chance(rng, 0.03)) plan.hold_ms = at_most + 600;      // the lease runs out
+    if (options.faults.count("release_delay") && lanes[plan.lane].server >= 0 && chance(rng, 0.1)) {
+        // A long minimum hold and a short command: the release asks for most of the hold, and
+        // arrives (after the injector's hold of at_most - hold - 500 ms) with the lease still live.
+        plan.delayed_release = true;
+        plan.keep_alive = false;
+        plan.at_least_ms = at_most * 3 / 4;
+        plan.hold_ms = 100;
+        return plan;
+    }
     const bool offsets = options.faults.count("clock") > 0, jumps = options.faults.count("clock_jump") > 0;
     if (can_skew && (offsets || jumps) && chance(rng, options.clock_rate)) {
         const int skew = lanes[plan.lane].skew_ms;
@@ -73,6 +86,7 @@ spawn_request build_request(const attempt_plan& plan, const lane& where, const r
     r.argv.insert(r.argv.end(), {"--", "/usr/bin/env", "-u", "LD_PRELOAD", options.resource_path, options.work_dir,
                                  std::to_string(plan.id), std::to_string(plan.hold_ms)});
     if (plan.clock.jump) r.argv.insert(r.argv.end(), {clock_file(options, plan.id), faketime_offset(plan.clock.offset_ms)});
+    if (plan.delayed_release) r.argv.insert(r.argv.end(), {"--delay-release", release_delay_request(options, plan.id)});
     r.env = base_environment();
     if (plan.clock.active()) {
         r.env.push_back("LD_PRELOAD=" + libfaketime);

@@ -22,6 +22,11 @@ attempt_plan draw_plan(std::mt19937_64& rng, const run_options& options, const s
 spawn_request build_request(const attempt_plan& plan, const lane& where, const run_options& options,
                             const std::string& libfaketime);
 
+/// The file a release_delay attempt's command creates when it is done (the injector then holds
+/// the network and removes it); its name is release_delay_prefix + the attempt id.
+inline constexpr const char* release_delay_prefix = "release-delay-";
+std::string release_delay_request(const run_options& options, std::int64_t attempt);
+
 /// The libfaketime clock file of an attempt (in the work dir), and what it holds at start.
 std::string clock_file(const run_options& options, std::int64_t attempt);
 std::string initial_clock_text(const attempt_plan& plan);

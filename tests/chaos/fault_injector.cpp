@@ -3,6 +3,9 @@
 #include "chaos_clock.hpp"
 #include "process.hpp"
 
+#include "attempt_plan.hpp"
+
+#include <dirent.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -33,7 +36,8 @@ fault_injector::fault_injector(const run_options& options, backend_setup& setup,
 std::vector<std::string> fault_injector::applicable_kinds() const {
     std::vector<std::string> kinds;
     for (const auto& kind : options_.faults) {
-        if (kind == "clock" || kind == "clock_jump") continue;  // drawn per attempt by the workers
+        // Drawn per attempt by the workers (release_delay is then served by tend()).
+        if (kind == "clock" || kind == "clock_jump" || kind == "release_delay") continue;
         const bool needs_server = kind == "restart";
         const bool needs_network = kind == "latency" || kind == "black_hole" || kind == "reset";
         if (needs_server && setup_.servers.empty()) continue;
@@ -45,28 +49,40 @@ std::vector<std::string> fault_injector::applicable_kinds() const {
 
 void fault_injector::run(const std::atomic<bool>& stop) {
     const auto kinds = applicable_kinds();
+    // Every kind once per round, in random order, so that each configured kind fires within the
+    // first rounds of even a short run (a run where one never fired fails: fault_coverage.hpp).
+    // A kind that found no target goes to the front of the round: tried again after the others.
+    std::vector<std::string> round;
     // Bounded in time: every pass sleeps, then injects one fault of bounded duration.
     while (!stop) {
         tend(ms_to_us(uniform(500, 2000)), &stop);
         if (stop || kinds.empty()) continue;
+        if (round.empty()) {
+            round = kinds;
+            std::shuffle(round.begin(), round.end(), rng_);
+        }
         try {
-            inject(kinds[static_cast<std::size_t>(uniform(0, static_cast<int>(kinds.size()) - 1))]);
+            const std::string kind = round.back();
+            round.pop_back();
+            if (!inject(kind)) round.insert(round.begin(), kind);
         } catch (const std::exception& e) {
             std::lock_guard lock(events_mutex_);
             error_ = e.what();
             break;
         }
     }
+    end_release_delays(true);
     for (auto& proxy : proxies_) proxy->heal();
     continue_due(true);
 }
 
-void fault_injector::inject(const std::string& kind) {
-    if (kind == "kill_cli") kill_cli();
-    else if (kind == "kill_command") kill_command();
-    else if (kind == "stop") stop_holder();
-    else if (kind == "restart") restart_server();
+bool fault_injector::inject(const std::string& kind) {
+    if (kind == "kill_cli") return kill_cli();
+    if (kind == "kill_command") return kill_command();
+    if (kind == "stop") return stop_holder();
+    if (kind == "restart") restart_server();
     else network(kind);
+    return true;
 }
 
 bool fault_injector::kill_cli() {
@@ -168,14 +184,55 @@ void fault_injector::network(const std::string& kind) {
     record({kind, start, now_us(), server, -1});
 }
 
+void fault_injector::serve_release_delays() {
+    end_release_delays(false);
+    DIR* dir = ::opendir(options_.work_dir.c_str());
+    if (!dir) return;
+    const std::string prefix = release_delay_prefix;
+    const std::int64_t hold_us = ms_to_us(options_.at_most.count()) - ms_to_us(600);
+    while (const dirent* entry = ::readdir(dir)) {
+        const std::string file = entry->d_name;
+        if (file.rfind(prefix, 0) != 0) continue;
+        int server = -1;
+        registry_.with_attempt(std::stoll(file.substr(prefix.size())),
+                               [&](running_attempt& r) { server = setup_.lanes[r.plan.lane].server; });
+        const bool busy = std::any_of(release_delays_.begin(), release_delays_.end(),
+                                      [&](const release_delay& d) { return d.server == server; });
+        // One hold per server at a time: a request during one is acknowledged as it is (its
+        // release then waits for the hole in force, which is delay enough).
+        if (server >= 0 && server < static_cast<int>(proxies_.size()) && !busy) {
+            proxies_[server]->set_black_hole(true);
+            const std::int64_t now = now_us();
+            release_delays_.push_back({server, now, now + hold_us});
+        }
+        ::unlink((options_.work_dir + "/" + file).c_str());
+    }
+    ::closedir(dir);
+}
+
+void fault_injector::end_release_delays(bool all) {
+    const std::int64_t now = now_us();
+    std::erase_if(release_delays_, [&](const release_delay& d) {
+        if (!all && d.end_us > now) return false;
+        proxies_[d.server]->set_black_hole(false);
+        record({"release_delay", d.start_us, now, d.server, -1});
+        return true;
+    });
+}
+
 void fault_injector::tend(std::int64_t us, const std::atomic<bool>* stop) {
     const std::int64_t end = now_us() + us;
-    // Bounded: the end does not move; each step sleeps at most tend_step_us.
+    const bool delays = options_.faults.count("release_delay") > 0;
+    // Bounded: the end does not move; each step sleeps at most 1 ms while release delays are
+    // served (a command waits for its acknowledgement), else tend_step_us.
+    const std::int64_t step = delays ? 1'000 : tend_step_us;
     while (now_us() < end && !(stop && *stop)) {
         continue_due(false);
-        sleep_us(std::min(tend_step_us, end - now_us()));
+        if (delays) serve_release_delays();
+        sleep_us(std::min(step, end - now_us()));
     }
     continue_due(false);
+    if (delays) serve_release_delays();
 }
 
 void fault_injector::record(fault_event e) {

@@ -41,12 +41,19 @@ public:
 
 private:
     std::vector<std::string> applicable_kinds() const;
-    void inject(const std::string& kind);
+    /// False when the kind found no target this time (no holder running): nothing was injected.
+    bool inject(const std::string& kind);
     bool kill_cli();
     bool kill_command();
     bool stop_holder();
     void restart_server();
     void network(const std::string& kind);
+    /// release_delay: for each command that asked (a request file in the work dir), holds its
+    /// server's network (a black hole) for at_most - hold - 500 ms and acknowledges; the release
+    /// its `shedlock run` sends next then arrives late, with the lease still live.
+    void serve_release_delays();
+    /// Ends the release delays whose time has come (all of them with `all`) and records them.
+    void end_release_delays(bool all);
     /// Sleeps `us` (less if `stop` is given and set) while continuing stopped attempts whose
     /// time has come.
     void tend(std::int64_t us, const std::atomic<bool>* stop = nullptr);
@@ -64,6 +71,12 @@ private:
         std::int64_t attempt;
     };
     std::vector<pending_cont> pending_;
+    struct release_delay {
+        int server;
+        std::int64_t start_us;
+        std::int64_t end_us;
+    };
+    std::vector<release_delay> release_delays_;
     mutable std::mutex events_mutex_;
     std::vector<fault_event> events_;
     std::string error_;

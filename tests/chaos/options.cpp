@@ -18,6 +18,7 @@ const char* const usage = R"(usage: chaos_suite --backend sqlite|postgres|mysql|
   --seed N           replay a run's random choices (printed at start)
   --faults a,b,..    fault kinds to inject (default all that apply):
                      kill_cli kill_command stop restart latency black_hole reset clock clock_jump
+                     release_delay (a holder's release held in the network while its lease is live)
   --no-faults        inject nothing (baseline)
   --clock-rate P     share of attempts run with a skewed client clock (default 0.05):
                      clock = skewed from the start, clock_jump = jumps while the lock is held
@@ -51,7 +52,7 @@ void check_subset(const std::set<std::string>& given, const std::set<std::string
 
 const std::set<std::string>& all_fault_kinds() {
     static const std::set<std::string> kinds{"kill_cli", "kill_command", "stop",  "restart",   "latency",
-                                             "black_hole", "reset",      "clock", "clock_jump"};
+                                             "black_hole", "reset",      "clock", "clock_jump", "release_delay"};
     return kinds;
 }
 

@@ -8,7 +8,8 @@
 
 namespace shedlock::chaos {
 
-/// Fault kinds: kill_cli kill_command stop restart latency black_hole reset clock clock_jump.
+/// Fault kinds: kill_cli kill_command stop restart latency black_hole reset clock clock_jump
+/// release_delay.
 const std::set<std::string>& all_fault_kinds();
 
 /// Violation kinds the analysis reports (see docs/chaos.md, "Checks").

@@ -17,7 +17,7 @@
 namespace shedlock::chaos {
 namespace {
 
-sockaddr_in loopback(int port) {
+sockaddr_in loopback_address(int port) {
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(static_cast<std::uint16_t>(port));
@@ -27,7 +27,7 @@ sockaddr_in loopback(int port) {
 
 bool answers_ping(int port) {
     const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    const sockaddr_in addr = loopback(port);
+    const sockaddr_in addr = loopback_address(port);
     timeval timeout{0, 500'000};
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
     bool ok = false;
@@ -50,7 +50,7 @@ std::string redis_server_path() {
 
 int free_loopback_port() {
     const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr = loopback(0);
+    sockaddr_in addr = loopback_address(0);
     socklen_t len = sizeof addr;
     ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
     ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);

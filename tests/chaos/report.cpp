@@ -15,9 +15,9 @@ int get(const std::map<std::string, int>& counts, const std::string& key) {
 std::string table_header() {
     char line[512];
     std::snprintf(line, sizeof line,
-                  "%-8s %-11s | %6s %6s %6s %5s %5s %4s %4s %4s | %4s %4s %4s %4s %4s %4s %4s %4s %4s | %4s %4s %9s %4s %4s %4s %4s %13s | %s\n",
+                  "%-8s %-11s | %6s %6s %6s %5s %5s %4s %4s %4s | %4s %4s %4s %4s %4s %4s %4s %4s %4s %4s | %4s %4s %9s %4s %4s %4s %4s %13s | %s\n",
                   "backend", "lane", "tries", "held", "wrote", "stale", "75", "69", "kill", "lost", "kcli", "kcmd", "stop",
-                  "rest", "lat", "hole", "rst", "clk", "jump", "ovl", "tok", "excl(ok)", "atl", "ext", "stat", "gaps", "max gap/bound",
+                  "rest", "lat", "hole", "rst", "clk", "jump", "rdly", "ovl", "tok", "excl(ok)", "atl", "ext", "stat", "gaps", "max gap/bound",
                   "verdict");
     return line;
 }
@@ -31,11 +31,11 @@ std::string table_row(const std::string& backend, const lane_result& r) {
                   static_cast<long long>(r.max_gap_bound_ms));
     const auto& f = r.faults;
     std::snprintf(line, sizeof line,
-                  "%-8s %-11s | %6d %6d %6d %5d %5d %4d %4d %4d | %4d %4d %4d %4d %4d %4d %4d %4d %4d | %4d %4d %9s %4d %4d %4d %4d %13s | %s\n",
+                  "%-8s %-11s | %6d %6d %6d %5d %5d %4d %4d %4d | %4d %4d %4d %4d %4d %4d %4d %4d %4d %4d | %4d %4d %9s %4d %4d %4d %4d %13s | %s\n",
                   backend.c_str(), r.label.c_str(), r.attempts, r.acquired, r.committed, r.rejected, r.skipped,
                   r.unavailable, r.killed, r.lost, get(f, "kill_cli"), get(f, "kill_command"), get(f, "stop"),
                   get(f, "restart"), get(f, "latency"), get(f, "black_hole"), get(f, "reset"), get(f, "clock"), get(f, "clock_jump"),
-                  get(v, "accepted_overlap"), tokens, excl, get(v, "at_least"), get(v, "stale_extend"),
+                  get(f, "release_delay"), get(v, "accepted_overlap"), tokens, excl, get(v, "at_least"), get(v, "stale_extend"),
                   get(v, "status"), get(v, "gap"), gap, r.total_violations() ? "FAIL" : "ok");
     return line;
 }
