@@ -36,22 +36,23 @@ void* open_module_file(const std::string& name, const std::string& file) {
     return handle;
 }
 
+configuration_error not_a_module_of_this_build(const std::string& file, const std::string& what_it_is) {
+    return configuration_error(file + " is not a provider module of shedlock " SHEDLOCK_VERSION " (it is " + what_it_is +
+                               ")" + reinstall_advice);
+}
+
 /// The module's entry point, once its version and build are this program's.
 register_fn entry_of(void* handle, const std::string& file) {
     const auto* version = static_cast<const char*>(::dlsym(handle, "shedlock_provider_module_version"));
     const auto* build = static_cast<const char*>(::dlsym(handle, "shedlock_provider_module_build"));
     const auto entry = reinterpret_cast<register_fn>(::dlsym(handle, "shedlock_register_provider_module"));
-    if (version == nullptr || entry == nullptr)
-        throw configuration_error(file + " is not a provider module of shedlock " SHEDLOCK_VERSION
-                                         " (it is no shedlock module)" + reinstall_advice);
+    if (version == nullptr || entry == nullptr) throw not_a_module_of_this_build(file, "no shedlock module");
     if (std::strcmp(version, SHEDLOCK_VERSION) != 0)
-        throw configuration_error(file + " is not a provider module of shedlock " SHEDLOCK_VERSION " (it is version " +
-                                  printable_text(version, 40) + ")" + reinstall_advice);
+        throw not_a_module_of_this_build(file, "version " + printable_text(version, 40));
     if (build == nullptr || std::strcmp(build, module_build()) != 0)
-        throw configuration_error(file + " is not a provider module of shedlock " SHEDLOCK_VERSION
-                                         " (it is from another build of that version: " +
-                                  (build ? printable_text(build, 120) : "no build identity") + "; this program is " + module_build() + ")" +
-                                  reinstall_advice);
+        throw not_a_module_of_this_build(file, "from another build of that version: " +
+                                                   (build ? printable_text(build, 120) : "no build identity") +
+                                                   "; this program is " + module_build());
     return entry;
 }
 
