@@ -179,6 +179,7 @@ void model_run::expect_reuse_refused(slot& s, bool extend) {
 
 bool model_run::resolve(truth expected, bool observed, const std::string& what) {
     log_.note(what + ": model " + to_string(expected) + ", provider " + (observed ? "yes" : "no"));
+    ++counts_.decisions;
     if (expected == truth::unknown) {
         ++counts_.undecided;  // a lease end inside the call's time span: either answer is right
         return observed;

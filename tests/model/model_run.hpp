@@ -42,10 +42,11 @@ public:
     /// seed, the step and the last operations.
     void execute(long steps);
 
-    /// How the run went, for the log line.
+    /// How the run went, for the log line. `decisions` counts the answers compared with the
+    /// model (acquired, extended, released); `undecided` those the model could not decide.
     struct counts {
         long acquired = 0, refused = 0, unlocked = 0, extended = 0, not_extended = 0, reused = 0,
-             forced = 0, listings = 0, undecided = 0;
+             forced = 0, listings = 0, decisions = 0, undecided = 0;
     };
     const counts& stats() const { return counts_; }
 

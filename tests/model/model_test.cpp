@@ -12,6 +12,22 @@
 using namespace shedlock;
 using namespace shedlock::conformance;
 
+namespace {
+
+/// At most this share of the model's decisions may be left to the provider ("unknown": a lease
+/// end inside the call's time span). On the injected clock time stands still during a call, so
+/// none may be. On a server clock (Redis, use_db_time) the short leases (40-240 ms) end during
+/// calls: measured 9.9-14.3 % at 10,000 steps (SQLite, PostgreSQL, MariaDB db_time, Redis; load
+/// average 2, and 13.1-14.1 % with four runs at once). 30 % leaves room for a slower machine and
+/// still fails a run that decided little.
+double undecided_limit() { return current_backend().honours_injected_clock() ? 0.0 : 0.30; }
+
+double undecided_fraction(const model::model_run::counts& c) {
+    return c.decisions == 0 ? 0.0 : static_cast<double>(c.undecided) / static_cast<double>(c.decisions);
+}
+
+}  // namespace
+
 TEST_CASE("model: random operations from several owners agree with the reference model", "[conformance][model]") {
     const auto settings = model::settings_from_env();
     // Printed before the run, not only on failure: a crash or a hang must name its seed too.
@@ -33,7 +49,12 @@ TEST_CASE("model: random operations from several owners agree with the reference
               << took.count() << " ms; acquired " << c.acquired << ", refused " << c.refused << ", unlocked "
               << c.unlocked << ", extended " << c.extended << ", not extended " << c.not_extended
               << ", reuse refused " << c.reused << ", force-released " << c.forced << ", listings " << c.listings
-              << ", undecided by timing " << c.undecided << std::endl;
+              << ", undecided by timing " << c.undecided << " of " << c.decisions << " decisions ("
+              << 100.0 * undecided_fraction(c) << " %, limit " << 100.0 * undecided_limit() << " %)" << std::endl;
     CHECK(c.acquired > 0);
     CHECK(c.refused > 0);
+    // Where a lease ends inside a call's time span the model accepts either answer, so a run
+    // where many answers were undecided tested little: it fails instead of passing.
+    REQUIRE(c.decisions > 0);
+    CHECK(undecided_fraction(c) <= undecided_limit());
 }
