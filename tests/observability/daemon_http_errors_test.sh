@@ -2,7 +2,7 @@
 # `shedlock daemon --http` with bad input: a port in use and an address that is not host:port are
 # clear errors in the log and the daemon goes on scheduling; with SHEDLOCK_HTTP_TOKEN a missing or
 # wrong bearer token is 401, the right one 200, /healthz needs none, and the commands the daemon
-# runs never see the token.
+# runs never see the token; listening on 0.0.0.0 without a token is a warning in the log.
 # Usage: daemon_http_errors_test.sh <shedlock binary> <tests/observability> <work dir>
 set -euo pipefail
 SHEDLOCK=$1 TESTS=$2 WORK=$3
@@ -45,6 +45,11 @@ check_goes_on() {  # <address> <expected log text> <log>
 check_goes_on "127.0.0.1:$daemon_port" "cannot serve HTTP on 127.0.0.1:$daemon_port: Address already in use" "$WORK/second.log"
 check_goes_on "localhost" "HTTP address \"localhost\" has no port" "$WORK/third.log"
 check_goes_on "127.0.0.1:99999" "not a number from 0 to 65535" "$WORK/fourth.log"
+# Every address of the host without a token: served, and the log says so.
+"$SHEDLOCK" daemon -c "$WORK/daemon.toml" --http "0.0.0.0:0" >"$WORK/open.log" 2>&1 &
+others+=($!)
+for _ in $(seq 100); do grep -q "without a bearer token" "$WORK/open.log" && break; sleep 0.1; done
+grep -E "listens on 0\.0\.0\.0:[0-9]+, every address of this host, without a bearer token" "$WORK/open.log"
 # The first daemon's HTTP still answers, and the commands never saw the token.
 [ "$(code "$base/healthz")" = 200 ]
 if grep -q "t0ken" "$WORK/seen"; then echo "a command saw SHEDLOCK_HTTP_TOKEN" >&2; exit 1; fi
