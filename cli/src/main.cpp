@@ -21,6 +21,8 @@
 
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace shedlock::cli {
 
@@ -38,15 +40,22 @@ void add_run_command(CLI::App& app, int& exit_status) {
         ->check(CLI::Range(0, 255));
     cmd->add_option("--unavailable-exit", o->unavailable_exit, "Exit status when the backend was unreachable (0-255, default 69)")
         ->check(CLI::Range(0, 255));
-    cmd->add_option("--once-key", o->once_key, "Idempotency key: run the command at most once successfully per key, e.g. settle:2024-06-01");
-    cmd->add_option("--claim-for", o->claim_for, "With --once-key: how long a claim holds before another run may take it over (default: --at-most)");
+    auto* once_key = cmd->add_option("--once-key", o->once_key,
+                                     "Idempotency key: run the command at most once successfully per key, e.g. settle:2024-06-01");
+    auto* claim_for = cmd->add_option("--claim-for", o->claim_for,
+                                      "With --once-key: how long a claim holds before another run may take it over (default: --at-most)");
     cmd->add_option("--done-exit", o->done_exit, "Exit status when --once-key was already done (0-255, default 79)")
         ->check(CLI::Range(0, 255));
     cmd->add_option("--config,-c", o->config, "Take provider, lock policy and command from this TOML file");
     cmd->add_option("--task,-t", o->task, "With --config: the [tasks.<task>] table to use (default: --name)");
     cmd->add_option("command", o->command, "The command and its arguments, after --");
     cmd->footer(run_footer);
-    cmd->callback([o, &exit_status] { exit_status = run_command(*o); });
+    cmd->callback([o, once_key, claim_for, &exit_status] {
+        // Given but empty (`--once-key "$UNSET"`) is an error, not "no key".
+        o->once_key_given = once_key->count() > 0;
+        o->claim_for_given = claim_for->count() > 0;
+        exit_status = run_command(*o);
+    });
 }
 
 void add_locks_command(CLI::App& app, int& exit_status) {
@@ -152,6 +161,24 @@ void add_bench_command(CLI::App& app, int& exit_status) {
     cmd->callback([o, &exit_status] { exit_status = bench_command(*o); });
 }
 
+/// The arguments with every `--option=` (nothing after '=') before `--` split into `--option`
+/// and an empty argument. CLI11 reads `--option=` like `--option` and takes the NEXT argument as
+/// the value: `--once-key= -- cmd` made "--" the key. An empty value must stay empty (and be
+/// refused where a value is required).
+std::vector<std::string> with_explicit_empty_values(int argc, char** argv) {
+    std::vector<std::string> args;
+    bool options = true;
+    for (int i = 0; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--") options = false;
+        const bool empty_value = options && a.size() > 3 && a.rfind("--", 0) == 0 && a.back() == '=' &&
+                                 a.find('=') == a.size() - 1;
+        args.push_back(empty_value ? a.substr(0, a.size() - 1) : a);
+        if (empty_value) args.emplace_back();
+    }
+    return args;
+}
+
 }  // namespace shedlock::cli
 
 int main(int argc, char** argv) {
@@ -172,7 +199,10 @@ int main(int argc, char** argv) {
     add_bench_command(app, exit_status);
     app.parse_complete_callback([&] { set_log_level(parse_log_level(level)); });
     try {
-        app.parse(argc, argv);
+        auto args = with_explicit_empty_values(argc, argv);
+        std::vector<char*> arg_pointers;
+        for (auto& a : args) arg_pointers.push_back(a.data());
+        app.parse(static_cast<int>(arg_pointers.size()), arg_pointers.data());
         return exit_status;
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
@@ -187,6 +217,9 @@ int main(int argc, char** argv) {
         // A value the command needs came neither from the flags nor from the environment or the
         // config file: reported as the parser reports a missing option.
         app.exit(CLI::RequiredError(e.what()));
+        return exit_usage;
+    } catch (const usage_error& e) {
+        app.exit(CLI::ValidationError(e.what()));
         return exit_usage;
     } catch (const shedlock::configuration_error& e) {
         log(log_level::error, e.what());

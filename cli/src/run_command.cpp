@@ -26,6 +26,10 @@ With --once-key KEY the command runs at most once successfully per KEY (docs/ide
 the lock, KEY is claimed; a KEY completed before exits 79 (or --done-exit) without running the
 command; a KEY claimed by a run still in progress elsewhere exits 75 (or --skipped-exit). A
 command that exits 0 completes KEY, any other end fails it, and the next run retries (attempt + 1).
+When KEY cannot be marked done after the command exited 0 (the backend failed even after a retry on
+a new connection), a warning names KEY and the exit status is 80: KEY stays running until
+--claim-for has passed, then the work may run again. An empty KEY is a configuration error (78);
+--claim-for without a key is a command-line error (64).
 The command gets SHEDLOCK_LOCK_NAME and SHEDLOCK_FENCING_TOKEN in its environment, file descriptors
 0-2 only, default signal dispositions, and neither SHEDLOCK_PROVIDER (it may hold a password) nor
 the variable that the provider URI's password_env names.
@@ -65,8 +69,12 @@ std::optional<std::chrono::milliseconds> parse_timeout(const std::string& text) 
     return timeout;
 }
 
-/// The flags, parsed (configuration_error before any I/O).
+/// The flags, parsed (configuration_error before any I/O). A given but empty --once-key (an
+/// unset variable in a crontab) must not quietly mean "no key": the work would run again.
 run_plan plan_from_flags(const run_options& o) {
+    if (o.once_key_given && o.once_key.empty())
+        throw configuration_error("--once-key is empty (an unset variable?); give the business key, e.g. "
+                                  "--once-key settle:2024-06-01, or leave --once-key out to run without one");
     return run_plan{o.provider,
                     o.name,
                     flag_duration(o.at_most, "lock_at_most_for"),
@@ -74,14 +82,18 @@ run_plan plan_from_flags(const run_options& o) {
                     parse_timeout(o.timeout),
                     o.keep_alive,
                     o.command,
-                    o.once_key};
+                    o.once_key,
+                    o.claim_for_given ? std::optional(parse_duration(o.claim_for, "--claim-for")) : std::nullopt};
 }
 
-void require(const run_plan& p) {
+void require(const run_plan& p, const run_options& o) {
     if (p.provider.empty()) throw missing_option("--provider (or SHEDLOCK_PROVIDER, or --config with [shedlock] provider)");
     if (p.name.empty()) throw missing_option("--name");
     if (!p.at_most) throw missing_option("--at-most (or lock_at_most_for in the config file)");
     if (p.command.empty()) throw missing_option("a command after -- (or command = [...] in the config file)");
+    if (p.once_key.empty() && o.claim_for_given)
+        throw usage_error("--claim-for applies only with --once-key (or idempotency_key in the config file); "
+                          "add the key or remove --claim-for");
 }
 
 /// Opens the backend; a failure to reach it is the caller's --unavailable-exit. A missing table
@@ -101,13 +113,13 @@ std::optional<opened_provider> open_or_report(const run_plan& p) {
 int run_command(const run_options& o) {
     run_plan p = plan_from_flags(o);
     if (!o.config.empty()) p = config_module().with_config(std::move(p), o);
-    require(p);
+    require(p, o);
     const lock_configuration config{p.name, *p.at_most, p.at_least.value_or(std::chrono::milliseconds{0})};
     const auto& timeout = p.timeout;
-    const auto claim_for = flag_duration(o.claim_for, "--claim-for").value_or(*p.at_most);
+    const auto claim_for = p.claim_for.value_or(*p.at_most);
     if (!p.once_key.empty()) validate_claim_key(p.once_key, "--once-key");
     if (claim_for.count() <= 0)
-        throw configuration_error("--claim-for \"" + o.claim_for + "\" must be positive, e.g. 2h");
+        throw configuration_error("--claim-for " + format_duration(claim_for) + " must be positive, e.g. 2h");
     auto opened = open_or_report(p);
     if (!opened) return o.unavailable_exit;
     std::unique_ptr<idempotency_store> claims;
@@ -154,7 +166,7 @@ int run_command(const run_options& o) {
         log(log_level::warn, "releasing lock \"" + p.name + "\" failed; it stays held until its lock_until (at most " +
                                  format_duration(config.lock_at_most_for()) + " after the start): " + result.message);
     if (result.lock_lost) log(log_level::warn, "lock \"" + p.name + "\" was lost while the command ran; it was stopped");
-    if (result.claim_lost) log(log_level::warn, result.message);
+    if (result.claim_lost || result.claim_unrecorded) log(log_level::warn, result.message);
     if (child.exec_failed) {
         log(log_level::error, child.error);
         return exit_exec_failed;
@@ -163,6 +175,8 @@ int run_command(const run_options& o) {
         log(log_level::warn, "command ran past its timeout " + format_duration(*timeout) + " and was stopped");
         return exit_timeout;
     }
+    // Work done but not recorded: cron must not read it as a clean success (it may run again).
+    if (result.claim_unrecorded && child.status == 0) return exit_unrecorded;
     return child.status;
 }
 

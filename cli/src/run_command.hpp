@@ -23,8 +23,10 @@ struct run_options {
     std::vector<std::string> command;
     std::string config;
     std::string task;
-    std::string once_key;   ///< idempotency key; empty: none (or the config file's idempotency_key)
-    std::string claim_for;  ///< empty: --at-most
+    std::string once_key;   ///< idempotency key (or the config file's idempotency_key when not given)
+    bool once_key_given = false;  ///< --once-key was on the command line, possibly empty (an error)
+    std::string claim_for;  ///< not given: the config file's claim_for, else --at-most
+    bool claim_for_given = false;
     int done_exit = exit_done;
 };
 
@@ -37,7 +39,8 @@ struct run_plan {
     std::optional<std::chrono::milliseconds> timeout;
     bool keep_alive = false;
     std::vector<std::string> command;
-    std::string once_key;
+    std::string once_key;  ///< empty: no idempotency key
+    std::optional<std::chrono::milliseconds> claim_for;
 };
 
 /// Fills what the flags left open from `[shedlock]` and `[tasks.<task>]` of `options.config`

@@ -22,8 +22,16 @@ run_plan with_config(run_plan plan, const run_options& o) {
     if (t.keep_alive) plan.keep_alive = plan.keep_alive || *t.keep_alive;
     if (!plan.timeout) plan.timeout = t.timeout;
     if (plan.command.empty()) plan.command = t.command;
-    if (plan.once_key.empty() && t.idempotency_key)
+    const std::string table = o.config + ": [tasks." + task_name + "] ";
+    if (plan.once_key.empty() && t.idempotency_key) {
         plan.once_key = render_template(*t.idempotency_key, zone_source, system_clock::instance().now(), file.env);
+        if (plan.once_key.empty())  // an empty key would quietly turn idempotency off
+            throw configuration_error(table + "idempotency_key is empty once rendered; give a key such as \"settle:{date}\"");
+    }
+    if (t.claim_for && plan.once_key.empty())
+        throw configuration_error(table + "claim_for applies only with an idempotency key; add idempotency_key "
+                                  "(or --once-key) or remove claim_for");
+    if (!plan.claim_for) plan.claim_for = t.claim_for;
     return plan;
 }
 

@@ -14,4 +14,11 @@ public:
     explicit missing_option(const std::string& what) : std::runtime_error(what) {}
 };
 
+/// Options that do not go together (e.g. --claim-for without an idempotency key), found after
+/// the config file was read; main.cpp reports it as a command-line error (exit 64).
+class usage_error : public std::runtime_error {
+public:
+    explicit usage_error(const std::string& what) : std::runtime_error(what) {}
+};
+
 }  // namespace shedlock::cli

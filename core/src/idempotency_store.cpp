@@ -68,13 +68,23 @@ claim_result idempotency_store::claim(const std::string& key, std::chrono::milli
 finish_status idempotency_store::complete(const idempotency_claim& claim, const std::string& result) {
     validate_claim_key(claim.key);
     validate_result(result, "result of \"" + shown_claim_value(claim.key) + "\"");
-    return do_finish(claim, claim_state::done, result);
+    return finish(claim, claim_state::done, result);
 }
 
 finish_status idempotency_store::fail(const idempotency_claim& claim, const std::string& message) {
     validate_claim_key(claim.key);
     const std::string kept = message.size() > max_claim_result_bytes ? message.substr(0, max_claim_result_bytes) : message;
-    return do_finish(claim, claim_state::failed, kept);
+    return finish(claim, claim_state::failed, kept);
+}
+
+finish_status idempotency_store::finish(const idempotency_claim& claim, std::string_view state, const std::string& result) {
+    if (do_finish(claim, state, result) == finish_status::finished) return finish_status::finished;
+    // Nothing running under this owner: either the claim was taken over (or reset), or this
+    // very call was retried after a lost answer and its first attempt was applied. Only this
+    // claim writes its owner token with `state`, so the record tells the two apart.
+    const auto records = do_list(claim.key);
+    const bool finished_by_us = !records.empty() && records.front().owner == claim.owner && records.front().state == state;
+    return finished_by_us ? finish_status::finished : finish_status::claim_lost;
 }
 
 bool idempotency_store::transition(const std::string& key, const std::string& from, const std::string& to) {

@@ -24,6 +24,38 @@ void run_body(const locked_task& task, task_context& context, execution_result& 
     }
 }
 
+void append_message(execution_result& result, const std::string& text) {
+    if (!result.message.empty()) result.message += "; ";
+    result.message += text;
+}
+
+/// Why a completion that could not be written matters, for the run record and the warning.
+std::string unrecorded_message(const idempotency_claim& claim, bool succeeded, const std::string& cause) {
+    const std::string key = "idempotency key \"" + claim.key + "\"";
+    if (succeeded)
+        return key + " was not marked done: " + cause + "; it stays running until " + format_timestamp(claim.expires_at) +
+               ", then the work may run again";
+    return key + " was not marked failed: " + cause + "; it is retried after " + format_timestamp(claim.expires_at);
+}
+
+/// complete() after a body that returned, fail() after one that threw. A lost claim or a
+/// completion that could not be written goes into the result (flag and message), never away.
+void finish_claim(const idempotency_claim& claim, task_context& context, execution_result& result,
+                  idempotency_store& store, std::chrono::milliseconds claim_for) {
+    const bool succeeded = result.outcome == run_outcome::succeeded;
+    try {
+        const auto finished = succeeded ? store.complete(claim, context.result()) : store.fail(claim, result.message);
+        if (finished == finish_status::claim_lost) {
+            result.claim_lost = true;
+            append_message(result, "idempotency claim of \"" + claim.key + "\" was lost (expired after " +
+                                       format_duration(claim_for) + " and taken over): this run was not recorded with the key");
+        }
+    } catch (const error& e) {
+        result.claim_unrecorded = true;
+        append_message(result, unrecorded_message(claim, succeeded, e.what()));
+    }
+}
+
 /// The body under an idempotency claim: claim, run, complete or fail. A done key or a live claim
 /// of another owner leaves the body unrun (result says why).
 void run_claimed(const locked_task& task, task_context& context, execution_result& result,
@@ -53,21 +85,7 @@ void run_claimed(const locked_task& task, task_context& context, execution_resul
     result.attempt = claimed.claim->attempt;
     context.set_claim(*claimed.claim);
     run_body(task, context, result);
-    try {
-        const auto finished = result.outcome == run_outcome::succeeded
-                                  ? idem.store->complete(*claimed.claim, context.result())
-                                  : idem.store->fail(*claimed.claim, result.message);
-        if (finished == finish_status::claim_lost) {
-            result.claim_lost = true;
-            if (!result.message.empty()) result.message += "; ";
-            result.message += "idempotency claim of \"" + idem.key + "\" was lost (expired after " +
-                              format_duration(claim_for) + " and taken over): this run was not recorded with the key";
-        }
-    } catch (const error& e) {
-        if (!result.message.empty()) result.message += "; ";
-        result.message += "recording idempotency key \"" + idem.key + "\" failed (it is taken over after " +
-                          format_duration(claim_for) + "): " + e.what();
-    }
+    finish_claim(*claimed.claim, context, result, *idem.store, claim_for);
 }
 
 void run_task(const locked_task& task, task_context& context, execution_result& result,

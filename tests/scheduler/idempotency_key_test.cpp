@@ -6,7 +6,12 @@
 #include <shedlock/providers/memory_lock_provider.hpp>
 #include <shedlock/scheduler.hpp>
 
+#include "flaky_finish_store.hpp"
+
 #include <catch2/catch.hpp>
+
+#include <mutex>
+#include <vector>
 
 using namespace shedlock;
 using namespace std::chrono_literals;
@@ -59,4 +64,31 @@ TEST_CASE("scheduler: a bad idempotency_key template fails start() naming it", "
     s.add(make_task("b", [](task_context&) {}, fixed_rate(1h), lock_at_most_for("PT10M"),
                     idempotency_key(std::string(300, 'k'))));
     CHECK_THROWS_WITH(s.start(), Contains("nope") && Contains("300 characters"));
+}
+
+TEST_CASE("scheduler: a completion that cannot be written is warned about and kept in the run record",
+          "[scheduler][idempotency]") {
+    providers::memory_lock_provider locks;
+    memory_run_store store;
+    test::flaky_finish_store claims(system_clock::instance(), test::flaky_finish_store::mode::always_fails);
+    std::mutex mutex;
+    std::vector<std::string> warnings;
+    scheduler_options options;
+    options.claims = &claims;
+    options.warn = [&](const std::string& w) {
+        std::lock_guard lock(mutex);
+        warnings.push_back(w);
+    };
+    scheduler s(locks, store, options);
+    s.add(make_task("settle", [](task_context&) {}, cron("0 0 2 * * ?", "UTC"), lock_at_most_for("PT10M"),
+                    idempotency_key("settle:{date}")));
+    s.start();
+    const auto r = s.run_now("settle");
+    s.stop(1s);
+    CHECK(r.outcome == run_outcome::succeeded);
+    CHECK_THAT(r.message, Contains("not marked done") && Contains("closed the connection"));
+    CHECK_THAT(store.last_runs("settle", 1).front().message, Contains("not marked done"));
+    std::lock_guard lock(mutex);
+    REQUIRE(warnings.size() == 1);
+    CHECK_THAT(warnings.front(), Contains("settle") && Contains("not marked done") && Contains("may run again"));
 }

@@ -4,6 +4,8 @@
 #include <shedlock/memory_idempotency_store.hpp>
 #include <shedlock/providers/memory_lock_provider.hpp>
 
+#include "flaky_finish_store.hpp"
+
 #include <catch2/catch.hpp>
 
 using namespace shedlock;
@@ -112,4 +114,49 @@ TEST_CASE("executor: no claims store means no claim", "[executor][idempotency]")
     CHECK(r.outcome == run_outcome::succeeded);
     CHECK(r.attempt == 0);
     CHECK(s.claims.list().empty());
+}
+
+TEST_CASE("idempotency store: a finish whose first attempt was applied is finished, not claim_lost",
+          "[executor][idempotency]") {
+    manual_clock clock;
+    test::flaky_finish_store store(clock, test::flaky_finish_store::mode::applied_then_lost);
+    const auto done = store.claim("settle:20240601", 10min);
+    CHECK(store.complete(*done.claim, "3 rows") == finish_status::finished);
+    CHECK(store.find("settle:20240601")->state == "done");
+    const auto failed = store.claim("settle:20240602", 10min);
+    CHECK(store.fail(*failed.claim, "bank API 503") == finish_status::finished);
+    CHECK(store.find("settle:20240602")->state == "failed");
+    // Negative control: a claim that really was taken over stays claim_lost.
+    const auto lost = store.claim("settle:20240603", 1min);
+    clock.advance(2min);
+    REQUIRE(store.claim("settle:20240603", 1min).status == claim_status::claimed);
+    CHECK(store.complete(*lost.claim) == finish_status::claim_lost);
+    // ... and so does a done key completed by another claim, or a failed one asked to be done.
+    CHECK(store.complete(*failed.claim) == finish_status::claim_lost);
+}
+
+TEST_CASE("executor: a completion that cannot be written is reported, not swallowed", "[executor][idempotency]") {
+    manual_clock clock;
+    providers::memory_lock_provider locks{clock};
+    test::flaky_finish_store claims(clock, test::flaky_finish_store::mode::always_fails);
+    locking_task_executor executor{locks};
+    execute_options options;
+    options.idempotency = idempotency_options{&claims, "settle:20240601", 5min};
+    const auto r = executor.execute([](task_context& ctx) { ctx.set_result("3 rows"); }, {"settle", 10min}, options);
+    CHECK(r.outcome == run_outcome::succeeded);  // the work was done
+    CHECK(r.claim_unrecorded);
+    CHECK_FALSE(r.claim_lost);
+    CHECK_THAT(r.message, Contains("settle:20240601") && Contains("not marked done") && Contains("closed the connection") &&
+                              Contains("may run again"));
+    CHECK(claims.find("settle:20240601")->state == "running");
+
+    const auto f = executor.execute([](task_context&) { throw std::runtime_error("bank API 503"); }, {"settle", 10min},
+                                    [&] {
+                                        auto o = options;
+                                        o.idempotency->key = "settle:20240602";
+                                        return o;
+                                    }());
+    CHECK(f.outcome == run_outcome::failed);
+    CHECK(f.claim_unrecorded);
+    CHECK_THAT(f.message, Contains("bank API 503") && Contains("not marked failed"));
 }

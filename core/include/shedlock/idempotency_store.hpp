@@ -102,9 +102,14 @@ public:
     [[nodiscard]] claim_result claim(const std::string& key, std::chrono::milliseconds claim_for,
                                      std::optional<std::int64_t> fencing_token = std::nullopt);
     /// Marks the claim done with `result`; claim_lost (nothing written) unless the record still
-    /// belongs to this claim and is running.
+    /// belongs to this claim and is running. Safe to repeat: a record that this claim already
+    /// marked done is `finished` (so a retry after a lost answer is not taken for a lost claim).
+    /// Server backends retry once on a new connection when the pooled one broke (a restart, a
+    /// killed session, a timeout); a storage_error after that means the completion is in doubt:
+    /// report it loudly, the key may be worked on again once claim_for has passed.
     [[nodiscard]] finish_status complete(const idempotency_claim& claim, const std::string& result = {});
-    /// Marks the claim failed (the next claim takes it, attempt + 1); owner-checked as complete().
+    /// Marks the claim failed (the next claim takes it, attempt + 1); owner-checked, repeatable
+    /// and retried as complete().
     [[nodiscard]] finish_status fail(const idempotency_claim& claim, const std::string& message);
     /// Sets the state of `key` to `to` iff it is `from` (seed 003's `UPDATE ... SET status =
     /// 'RUNNING' WHERE id = ? AND status = 'INIT'`); `from` "" means "no record yet" (creates it).
@@ -136,6 +141,8 @@ private:
     virtual claim_result do_claim(const std::string& key, std::chrono::milliseconds claim_for,
                                   std::optional<std::int64_t> fencing_token, const std::string& owner) = 0;
     /// REQUIRES: state is done or failed; ONE statement, applied iff owner matches and running.
+    /// The owner check makes it safe to run twice: a backend retries it on a new connection when
+    /// the one it used broke (claim_lost from the retry is told apart by finish()).
     virtual finish_status do_finish(const idempotency_claim& claim, std::string_view state,
                                     const std::string& result) = 0;
     virtual bool do_transition(const std::string& key, const std::string& from, const std::string& to) = 0;
@@ -143,6 +150,10 @@ private:
     virtual std::vector<claim_record> do_list(const std::optional<std::string>& key) = 0;
     virtual bool do_reset(const std::string& key) = 0;
     virtual std::size_t do_purge(timestamp cutoff) = 0;
+
+    /// do_finish, and on claim_lost a read of the record: finished when it already says `state`
+    /// under this claim's owner (an earlier attempt of this call was applied).
+    finish_status finish(const idempotency_claim& claim, std::string_view state, const std::string& result);
 
     const shedlock::clock& clock_;
 };

@@ -50,6 +50,10 @@ struct execution_result {
     /// The claim expired and another owner took it over before complete()/fail(): this run's
     /// outcome was not recorded with the key (the message says so).
     bool claim_lost = false;
+    /// complete()/fail() failed with a storage_error even after the store's retry on a new
+    /// connection: the key still says running until its claim_for ends, and a run after that does
+    /// the work again (a succeeded run's work may be done twice). The message says so; warn loudly.
+    bool claim_unrecorded = false;
 };
 
 /// The business layer of one execution (docs/idempotency.md).

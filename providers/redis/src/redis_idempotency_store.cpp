@@ -89,9 +89,12 @@ private:
 
     finish_status do_finish(const idempotency_claim& claim, std::string_view state, const std::string& result) override {
         const std::string record = record_key(claim.key), now = ms_text(clock().now());
-        return script_says_yes(detail::redis_script::finish, {record}, {claim.owner, state, now, result})
-                   ? finish_status::finished
-                   : finish_status::claim_lost;
+        const std::vector<std::string_view> keys{record}, args{claim.owner, state, now, result};
+        // Owner-checked, so safe twice: the pooled connection idled through the whole task and
+        // may have been killed or timed out; losing the completion lets the work run again.
+        const auto reply = pool_.run_idempotent(
+            [&](detail::redis_connection& c) { return scripts_.run(c, detail::redis_script::finish, keys, args); });
+        return reply->integer > 0 ? finish_status::finished : finish_status::claim_lost;
     }
 
     bool do_transition(const std::string& key, const std::string& from, const std::string& to) override {

@@ -1,7 +1,9 @@
 // The Redis idempotency store on the real test server: the idempotency conformance suite (each
 // backend under a prefix of its own, whose claims it resets at the end) and its keys.
 #include "idempotency_conformance.hpp"
+#include "idempotency_support.hpp"
 #include "redis_test_support.hpp"
+#include "tcp_client_ports.hpp"
 
 #include <shedlock/error.hpp>
 #include <shedlock/providers/redis_idempotency_store.hpp>
@@ -50,6 +52,18 @@ private:
     pid_t creator_ = ::getpid();
 };
 
+/// CLIENT KILLs this process's connections to the server (as an operator or a restart would),
+/// from a connection of its own, and waits until they are closed.
+void kill_own_redis_connections() {
+    const auto options = test::redis_test_options();
+    const auto ports = test::tcp_client_ports(::getpid(), options.port);
+    REQUIRE_FALSE(ports.empty());
+    test::raw_redis redis(options);
+    for (int port : ports)
+        CHECK(redis.text({"CLIENT", "KILL", "ADDR", options.host + ":" + std::to_string(port)}) == "1");  // killed one
+    REQUIRE(test::wait_until_closed(::getpid(), options.port, ports));
+}
+
 }  // namespace
 
 namespace shedlock::conformance {
@@ -87,4 +101,9 @@ TEST_CASE("redis idempotency store: fence compares int64 tokens exactly, beyond 
     CHECK_FALSE(store->fence("neg", -11));
     CHECK(store->fence("neg", -9));
     CHECK(store->fence("neg", 0));
+}
+
+TEST_CASE("redis idempotency store: complete and fail after CLIENT KILL are recorded", "[redis][idempotency]") {
+    redis_claims_backend backend;
+    conformance::check_finish_after_connections_killed(backend, kill_own_redis_connections);
 }

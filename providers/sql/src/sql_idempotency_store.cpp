@@ -110,8 +110,11 @@ claim_result sql_idempotency_store::do_claim(const std::string& key, std::chrono
 
 finish_status sql_idempotency_store::do_finish(const idempotency_claim& claim, std::string_view state,
                                                const std::string& result) {
-    const auto r = run(statements_.finish,
-                       {std::string(state), format_timestamp(clock().now()), result, claim.key, claim.owner});
+    const std::vector<sql_param> params{std::string(state), format_timestamp(clock().now()), result, claim.key, claim.owner};
+    // Owner-checked, so safe twice: the pooled connection usually idled through the whole task
+    // and may have died with a restart or a killed session; losing the completion would let the
+    // work run again after claim_for.
+    const auto r = pool_.run_idempotent([&](sql_connection& c) { return c.execute(statements_.finish, params); });
     return r.affected_rows > 0 ? finish_status::finished : finish_status::claim_lost;
 }
 

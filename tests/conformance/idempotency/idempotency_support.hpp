@@ -71,4 +71,33 @@ inline void check_claims_survive_restart(idempotency_backend& backend, const std
     CHECK(store->fence(fence_key, 8));
 }
 
+/// complete() and fail() after the server closed every connection of the store while the work
+/// ran (a killed backend, a restart, a network reset: the store's pooled connection is dead when
+/// the work ends). Both must be recorded, on a new connection: a lost completion leaves the key
+/// running, and the retry after claim_for does the work a second time. `kill_connections`
+/// closes the store's connections on the server side (and fails the test if it found none).
+inline void check_finish_after_connections_killed(idempotency_backend& backend,
+                                                  const std::function<void()>& kill_connections) {
+    using namespace std::chrono_literals;
+    auto store = backend.make_store(system_clock::instance());
+    const auto done_key = unique_claim_key("killed-done");
+    const auto failed_key = unique_claim_key("killed-failed");
+    const auto done = store->claim(done_key, 10min);
+    REQUIRE(done.status == claim_status::claimed);
+    kill_connections();  // while "the work" runs
+    CHECK(store->complete(*done.claim, "3 rows") == finish_status::finished);
+    const auto failed = store->claim(failed_key, 10min);
+    REQUIRE(failed.status == claim_status::claimed);
+    kill_connections();
+    CHECK(store->fail(*failed.claim, "bank API 503") == finish_status::finished);
+
+    const auto again = store->claim(done_key, 10min);
+    CHECK(again.status == claim_status::already_done);
+    CHECK(again.record.result == "3 rows");
+    const auto retried = store->claim(failed_key, 10min);
+    REQUIRE(retried.status == claim_status::claimed);
+    CHECK(retried.claim->attempt == 2);
+    CHECK(retried.claim->previous_failure == "bank API 503");
+}
+
 }  // namespace shedlock::conformance
