@@ -40,6 +40,10 @@ void lock_provider::delete_records(const std::vector<std::string>&) {
     throw unsupported_operation_error("this lock provider cannot delete lock records");
 }
 
+std::size_t lock_provider::delete_expired_records(const std::vector<std::string>&, timestamp) {
+    throw unsupported_operation_error("this lock provider cannot delete expired lock records");
+}
+
 void lock_provider::set_error_handler(lock_error_handler handler) { error_handler_ = std::move(handler); }
 
 void lock_provider::report_error(const std::string& name, const std::exception& e) noexcept {

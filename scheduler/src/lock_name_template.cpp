@@ -9,6 +9,53 @@ namespace shedlock::detail {
 
 bool is_template(const std::string& name_template) { return name_template.find('{') != std::string::npos; }
 
+bool renders_by_time(const std::string& name_template) {
+    return name_template.find("{date}") != std::string::npos || name_template.find("{datetime}") != std::string::npos;
+}
+
+namespace {
+
+/// Whether `name` starts with what `placeholder` renders to; removes it from `name` if so.
+bool take_placeholder(std::string_view placeholder, std::string_view& name, std::string_view env) {
+    const auto digits = [&name](std::size_t from, std::size_t n) {
+        for (std::size_t i = from; i < from + n; ++i)
+            if (name[i] < '0' || name[i] > '9') return false;
+        return true;
+    };
+    std::size_t length = 0;
+    if (placeholder == "date") {
+        length = 8;
+        if (name.size() < length || !digits(0, 8)) return false;
+    } else if (placeholder == "datetime") {
+        length = 15;
+        if (name.size() < length || !digits(0, 8) || name[8] != 'T' || !digits(9, 6)) return false;
+    } else if (placeholder == "env") {
+        length = env.size();
+        if (env.empty() || name.substr(0, length) != env) return false;
+    } else {
+        return false;
+    }
+    name.remove_prefix(length);
+    return true;
+}
+
+}  // namespace
+
+bool is_rendered_from(std::string_view name_template, std::string_view name, std::string_view env) {
+    while (!name_template.empty()) {
+        const auto open = name_template.find('{');
+        const auto literal = name_template.substr(0, open);
+        if (name.substr(0, literal.size()) != literal) return false;
+        name.remove_prefix(literal.size());
+        if (open == std::string_view::npos) break;
+        const auto close = name_template.find('}', open);
+        if (close == std::string_view::npos) return false;
+        if (!take_placeholder(name_template.substr(open + 1, close - open - 1), name, env)) return false;
+        name_template.remove_prefix(close + 1);
+    }
+    return name.empty();
+}
+
 std::string render_lock_name(const std::string& name_template, timestamp at, const date::time_zone& zone,
                              const std::string& env) {
     const auto local = zone.to_local(date::floor<std::chrono::seconds>(at));

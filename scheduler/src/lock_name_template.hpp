@@ -4,6 +4,7 @@
 #include <shedlock/time.hpp>
 
 #include <string>
+#include <string_view>
 
 namespace date {
 class time_zone;
@@ -19,5 +20,14 @@ std::string render_lock_name(const std::string& name_template, timestamp at, con
 
 /// True when the template contains a placeholder.
 bool is_template(const std::string& name_template);
+
+/// True when the template contains {date} or {datetime}: its names change with time, and a name
+/// whose time has passed is never rendered again (so its expired record may be deleted).
+bool renders_by_time(const std::string& name_template);
+
+/// True when `name` is what render_lock_name(name_template, some time, some zone, env) can give:
+/// the literal parts equal, {date} 8 digits, {datetime} 8 digits, 'T' and 6 digits, {env} equal
+/// to `env`. False for a malformed template.
+bool is_rendered_from(std::string_view name_template, std::string_view name, std::string_view env);
 
 }  // namespace shedlock::detail

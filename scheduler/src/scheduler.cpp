@@ -1,6 +1,7 @@
 // Lifecycle of the scheduler: validate-then-start, stop with grace, manual runs.
 #include "scheduler_impl.hpp"
 
+#include <shedlock/duration.hpp>
 #include <shedlock/error.hpp>
 #include <shedlock/owner_token.hpp>
 #include <shedlock/utf8.hpp>
@@ -45,6 +46,9 @@ void scheduler::start() {
     if (s.started.load()) throw configuration_error("scheduler already started; a scheduler starts once");
     if (s.options.worker_threads == 0)
         throw configuration_error("scheduler worker_threads is 0; it needs at least 1 to run tasks");
+    if (s.options.rendered_lock_retention && s.options.rendered_lock_retention->count() <= 0)
+        throw configuration_error("scheduler rendered_lock_retention " + format_duration(*s.options.rendered_lock_retention) +
+                                  " must be positive; give e.g. P1D, or none to keep the records");
     const auto now = s.wall.now();
     auto prepared = detail::prepare_tasks(s.definitions, s.options, now);  // throws before anything runs
     s.warn_from_history(prepared);

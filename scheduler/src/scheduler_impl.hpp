@@ -110,6 +110,9 @@ struct scheduler::impl {
     void instrument(task_runtime& t);
     void observe(task_runtime& t, const run_record& r);
     void set_next_fire(task_runtime& t, std::optional<timestamp> at);
+    // expired records of rendered lock names (rendered_lock_sweep.cpp) — on the workers
+    void sweep_rendered_locks();
+    std::vector<std::string> expired_rendered_names(const std::vector<lock_record>& records, timestamp cutoff) const;
 
     lock_provider& locks;
     run_store& runs;
@@ -139,6 +142,8 @@ struct scheduler::impl {
     std::size_t jobs = 0;
     std::atomic<std::uint64_t> firings{0};
     std::atomic<std::uint64_t> missed{0};
+    std::atomic<std::int64_t> next_sweep_ns{0};  // steady clock; the worker that moves it sweeps
+    std::atomic<bool> sweep_unsupported{false};
     std::mutex hooks_mutex;
     std::vector<std::function<void()>> stop_hooks;
 };

@@ -30,6 +30,8 @@ public:
     virtual bool expects_fencing() const { return true; }
     /// Whether a new lock's first token is 1 (false: tokens start from a clock floor, as Redis's).
     virtual bool tokens_start_at_one() const { return true; }
+    /// Whether delete_expired_records is supported (false: Redis, whose lock keys expire alone).
+    virtual bool deletes_expired_records() const { return true; }
 };
 
 /// Defined by each provider's test program.

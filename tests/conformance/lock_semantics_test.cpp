@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+
 using namespace shedlock;
 using namespace shedlock::conformance;
 using std::chrono::milliseconds;
@@ -121,4 +123,36 @@ TEST_CASE("conformance: force_release frees a held lock, delete_records removes 
     CHECK_FALSE(f.provider().force_release(config.name()));  // nothing live to release
     f.provider().delete_records({config.name()});
     for (const auto& r : f.provider().list_locks()) CHECK(r.name != config.name());
+}
+
+TEST_CASE("conformance: delete_expired_records deletes expired records only, never a held one", "[conformance]") {
+    // The scheduler's sweep of rendered lock names (`tpl-{datetime}`) relies on this: one
+    // conditional statement per name, so a lock acquired between its listing and the delete stays.
+    fixture f;
+    const std::string held_name = fixture::unique_name("exp-held"), expired_name = fixture::unique_name("exp-gone"),
+                      absent_name = fixture::unique_name("exp-absent");
+    auto held = f.provider().try_lock({held_name, f.lease(8)});
+    REQUIRE(held);
+    auto expired = f.provider().try_lock({expired_name, f.lease(1)});
+    REQUIRE(expired);
+    expired->unlock();
+    f.pass(f.lease(2));
+    const auto now = f.provider().lock_time_now();
+    if (!current_backend().deletes_expired_records()) {
+        CHECK_THROWS_AS(f.provider().delete_expired_records({expired_name}, now), unsupported_operation_error);
+        return;
+    }
+    CHECK(f.provider().delete_expired_records({held_name, expired_name, absent_name}, now) == 1);
+    std::set<std::string> left;
+    for (const auto& r : f.provider().list_locks()) left.insert(r.name);
+    CHECK(left.count(held_name) == 1);
+    CHECK(left.count(expired_name) == 0);
+    // A cut-off before the record expired keeps it.
+    auto again = f.provider().try_lock({expired_name, f.lease(1)});
+    REQUIRE(again);
+    again->unlock();
+    const auto before_expiry = f.provider().lock_time_now() - std::chrono::hours{1};
+    f.pass(f.lease(2));
+    CHECK(f.provider().delete_expired_records({expired_name}, before_expiry) == 0);
+    CHECK(f.provider().try_lock({held_name, f.lease(8)}).has_value() == false);  // still held
 }

@@ -96,3 +96,57 @@ TEST_CASE("templated lock: metrics have one series per template however many nam
               .value() == runs);
     CHECK(metrics.gauge("shedlock_lock_held", "", {{"lock", "tpl-{datetime}"}}).value() == 0);
 }
+
+TEST_CASE("templated lock: expired records of rendered names are deleted after the retention",
+          "[scheduler][templated_lock]") {
+    const auto real_now = system_clock::instance().now();
+    manual_clock lock_time(real_now - 48h);
+    providers::memory_lock_provider locks(lock_time);
+    const auto seed = [&](const std::string& name, std::chrono::milliseconds lease) {
+        auto handle = locks.try_lock(lock_configuration(name, lease));
+        REQUIRE(handle);
+        return std::move(*handle);
+    };
+    // Two days ago: names of the task's template that expired long ago, one still held (a 3-day
+    // lease), and a name of another template.
+    (void)seed("tpl-20201201T000000", 1s).unlock();
+    (void)seed("tpl-20201201T000001", 1s).unlock();
+    auto still_held = seed("tpl-20201201T000002", 72h);
+    (void)seed("other-20201201T000000", 1s).unlock();
+    // Half an hour ago: expired, but within the retention.
+    lock_time.set(real_now - 30min);
+    (void)seed("tpl-20201201T000003", 1s).unlock();
+    lock_time.set(real_now);
+
+    memory_run_store store;
+    scheduler_options o;
+    o.rendered_lock_retention = 1h;
+    scheduler s(locks, store, o);
+    std::atomic<int> runs{0};
+    s.add(make_task("tpl", [&](task_context&) { ++runs; }, fixed_rate(50ms), lock_at_most_for("PT1M"),
+                    lock_name("tpl-{datetime}")));
+    const auto names = [&] {
+        std::set<std::string> out;
+        for (const auto& r : locks.list_locks()) out.insert(r.name);
+        return out;
+    };
+    s.start();
+    CHECK(wait_for([&] { return names().count("tpl-20201201T000000") == 0 && runs.load() >= 3; }, 20s));
+    s.stop(5s);
+    const auto left = names();
+    CHECK(left.count("tpl-20201201T000000") == 0);
+    CHECK(left.count("tpl-20201201T000001") == 0);
+    CHECK(left.count("tpl-20201201T000002") == 1);    // held: never deleted
+    CHECK(left.count("tpl-20201201T000003") == 1);    // expired within the retention
+    CHECK(left.count("other-20201201T000000") == 1);  // not a name of this task's template
+    CHECK(left.count(store.last_runs("tpl", 1).at(0).lock_name) == 1);  // the newest firing's
+}
+
+TEST_CASE("templated lock: a retention that is not positive is a start() error", "[scheduler][templated_lock]") {
+    providers::memory_lock_provider locks;
+    memory_run_store store;
+    scheduler_options o;
+    o.rendered_lock_retention = 0ms;
+    scheduler s(locks, store, o);
+    CHECK_THROWS_WITH(s.start(), Catch::Contains("rendered_lock_retention PT0S must be positive"));
+}

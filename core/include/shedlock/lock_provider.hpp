@@ -97,6 +97,14 @@ public:
     /// Default: unsupported_operation_error.
     virtual void delete_records(const std::vector<std::string>& names);
 
+    /// Deletes each record of `names` whose `lock_until <= expired_by` (on lock_time_now()'s time
+    /// base), fencing counter included; a record held or renewed meanwhile is left alone (one
+    /// conditional statement per name, not a read then a delete). For names that are never
+    /// locked again: the rendered names of lock-name templates whose time has passed (the
+    /// scheduler's rendered_lock_retention). Returns how many were deleted. Default:
+    /// unsupported_operation_error.
+    virtual std::size_t delete_expired_records(const std::vector<std::string>& names, timestamp expired_by);
+
     /// The backend server's current time, for clock-offset checks (`shedlock doctor`); empty when
     /// the backend has no clock of its own (memory) or cannot report it.
     virtual std::optional<timestamp> server_time() { return std::nullopt; }

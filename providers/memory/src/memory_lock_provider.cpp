@@ -48,6 +48,19 @@ void memory_lock_provider::delete_records(const std::vector<std::string>& names)
     for (const auto& name : names) records_.erase(name);
 }
 
+std::size_t memory_lock_provider::delete_expired_records(const std::vector<std::string>& names, timestamp expired_by) {
+    std::lock_guard guard(mutex_);
+    std::size_t deleted = 0;
+    for (const auto& name : names) {
+        const auto it = records_.find(name);
+        if (it != records_.end() && it->second.lock_until <= expired_by) {
+            records_.erase(it);
+            ++deleted;
+        }
+    }
+    return deleted;
+}
+
 std::vector<lock_record> memory_lock_provider::list_locks() {
     std::lock_guard guard(mutex_);
     std::vector<lock_record> out;

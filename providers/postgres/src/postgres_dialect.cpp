@@ -96,6 +96,10 @@ public:
         return {"DELETE FROM " + sql_name(t) + " WHERE name = $1", {slot::name}};
     }
 
+    statement delete_expired_record(const table_name& t) const override {
+        return {"DELETE FROM " + sql_name(t) + " WHERE name = $1 AND lock_until <= " + ts(2), {slot::name, slot::now}};
+    }
+
     std::string server_now_sql() const override { return std::string("SELECT ") + server_now; }
 
     // An index name cannot be schema-qualified: PostgreSQL puts it in the table's schema.

@@ -18,6 +18,7 @@ public:
     }
     bool honours_injected_clock() const override { return false; }
     bool tokens_start_at_one() const override { return false; }  // never below the server clock in µs
+    bool deletes_expired_records() const override { return false; }
 
 private:
     providers::redis_options options_;

@@ -30,6 +30,10 @@ statement sql_dialect::delete_record(const table_name& table) const {
     return {"DELETE FROM " + sql_name(table) + " WHERE name = ?", {slot::name}};
 }
 
+statement sql_dialect::delete_expired_record(const table_name& table) const {
+    return {"DELETE FROM " + sql_name(table) + " WHERE name = ? AND lock_until <= ?", {slot::name, slot::now}};
+}
+
 std::vector<std::string> sql_dialect::run_table_schema_sql(const table_name&) const {
     throw unsupported_operation_error(name() + " has no run-record table yet; keep run records in another store");
 }

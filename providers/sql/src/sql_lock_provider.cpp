@@ -3,6 +3,7 @@
 #include <shedlock/error.hpp>
 #include <shedlock/providers/sql/sql_lock_provider.hpp>
 
+#include <algorithm>
 #include <string_view>
 
 namespace shedlock::providers::sql {
@@ -166,6 +167,17 @@ void sql_lock_provider::delete_records(const std::vector<std::string>& names) {
         slot_values v{name, "", clock().now(), {}, {}, {}, {}};
         pool_.run([&](sql_connection& c) { return c.execute(stmt.sql, bind(stmt, v)); });
     }
+}
+
+std::size_t sql_lock_provider::delete_expired_records(const std::vector<std::string>& names, timestamp expired_by) {
+    const statement stmt = dialect_->delete_expired_record(table_);
+    std::size_t deleted = 0;
+    for (const auto& name : names) {
+        slot_values v{name, "", expired_by, {}, {}, {}, {}};
+        const auto result = pool_.run([&](sql_connection& c) { return c.execute(stmt.sql, bind(stmt, v)); });
+        deleted += static_cast<std::size_t>(std::max<std::int64_t>(result.affected_rows, 0));
+    }
+    return deleted;
 }
 
 timestamp sql_lock_provider::server_now() {

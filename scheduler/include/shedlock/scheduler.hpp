@@ -46,6 +46,15 @@ struct scheduler_options {
     metrics_registry* metrics = nullptr;
     /// The `provider` label of shedlock_lock_acquire_seconds (e.g. the URI scheme).
     std::string provider_name = "unknown";
+    /// How long a lock record of a name rendered with {date} or {datetime} is kept after it
+    /// expired. Such a task leaves one record per rendered name (86,400 a day for a per-second
+    /// name); at most once a minute (or once per retention, if shorter) the scheduler deletes the
+    /// records of names rendered from its tasks' templates that expired longer ago than this. A
+    /// held record, the current firing's and other names are never deleted. A deleted name's
+    /// fencing counter starts again if the name is ever rendered again: keep the retention longer
+    /// than a repeated local hour at a DST change. Empty: records are kept. Must be positive.
+    /// On Redis the lock keys expire by themselves; the fence keys of rendered names are kept.
+    std::optional<std::chrono::milliseconds> rendered_lock_retention = std::chrono::hours{24};
 };
 
 /// One finished firing as this instance saw it (for status pages).

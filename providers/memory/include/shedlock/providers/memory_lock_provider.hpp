@@ -22,6 +22,7 @@ public:
     bool supports_fencing() const override { return true; }
     std::vector<lock_record> list_locks() override;
     void delete_records(const std::vector<std::string>& names) override;
+    std::size_t delete_expired_records(const std::vector<std::string>& names, timestamp expired_by) override;
 
 private:
     std::optional<lease> do_try_lock(const lock_configuration& config, const std::string& owner) override;

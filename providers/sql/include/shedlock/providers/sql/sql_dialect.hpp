@@ -121,6 +121,8 @@ public:
     virtual statement probe(const table_name& table, const statement_options& options) const;
     /// DELETE of one record by name (tools only: benchmark cleanup). Default uses `?`.
     virtual statement delete_record(const table_name& table) const;
+    /// DELETE of one record by name iff `lock_until <= ` the bound time (slot::now). Default uses `?`.
+    virtual statement delete_expired_record(const table_name& table) const;
     /// The server clock as timestamp text (for clock-offset checks).
     virtual std::string server_now_sql() const = 0;
     /// The smaller of two SQL expressions of the same type (default: LEAST; SQLite: MIN).

@@ -37,6 +37,7 @@ public:
     bool supports_fencing() const override { return fencing_; }
     std::vector<lock_record> list_locks() override;
     void delete_records(const std::vector<std::string>& names) override;
+    std::size_t delete_expired_records(const std::vector<std::string>& names, timestamp expired_by) override;
 
     /// The DDL of this provider's table in its dialect.
     std::string schema_sql() const { return dialect_->schema_sql(table_); }
