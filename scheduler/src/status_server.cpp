@@ -4,6 +4,7 @@
 #include "instance_heartbeat.hpp"
 #include "scheduler_impl.hpp"
 #include "status_request.hpp"
+#include "status_server_options.hpp"
 #include "status_routes.hpp"
 
 #include <shedlock/error.hpp>
@@ -18,7 +19,6 @@
 
 #include <sys/resource.h>
 
-#include <charconv>
 #include <future>
 #include <optional>
 
@@ -96,6 +96,7 @@ public:
     void close() {
         beast::error_code ignored;
         stream_.socket().close(ignored);
+        deadline_.cancel();
     }
     bool open() const { return stream_.socket().is_open(); }
     /// Since when it waits for (the rest of) a request; nullopt while a request is answered.
@@ -190,6 +191,8 @@ private:
         beast::error_code ignored;
         stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
         if (state_->closed || !open()) return close();
+        waiting_ = true;  // for nothing: the first to make room under the cap
+        waiting_since_ = {};
         stream_.expires_after(std::chrono::seconds{2});
         drain();
     }
@@ -342,69 +345,15 @@ private:
     std::unique_ptr<detail::instance_heartbeat> heartbeat_;  // stopped (its record deleted) first
 };
 
-void validate_limits(const status_server_options& o) {
-    validate_heartbeat_every(o.heartbeat_every);
-    if (o.max_connections < 1 || o.max_connections > 10'000)
-        throw configuration_error("status server max_connections " + std::to_string(o.max_connections) +
-                                  " is out of range; give 1 to 10000 (default 64)");
-    if (o.backend_timeout < std::chrono::milliseconds{1} || o.backend_timeout > std::chrono::hours{1})
-        throw configuration_error("status server backend_timeout " + std::to_string(o.backend_timeout.count()) +
-                                  " ms is out of range; give 1 ms to 1 h (default 5 s)");
-}
-
-/// Every address of the host without a token: whoever reaches the port reads the tasks, locks,
-/// runs and their messages. Allowed (a private network may want it), never silently.
-void warn_if_open_to_all(scheduler& tasks, const status_server_options& o, std::uint16_t port) {
-    beast::error_code ec;
-    const auto address = boost::asio::ip::make_address(o.address == "localhost" ? "127.0.0.1" : o.address, ec);
-    if (ec || !address.is_unspecified() || !o.bearer_token.empty()) return;
-    const auto shown = (address.is_v6() ? "[" + o.address + "]" : o.address) + ":" + std::to_string(port);
-    detail::scheduler_access::warn(tasks, "the status server listens on " + shown +
-                                              ", every address of this host, without a bearer token: anyone who "
-                                              "reaches the port reads the tasks, locks and runs; set a bearer token "
-                                              "(the CLI reads SHEDLOCK_HTTP_TOKEN) or listen on 127.0.0.1");
-}
-
 }  // namespace
 
-void parse_http_address(std::string_view text, status_server_options& options) {
-    const std::string shown(text);
-    const auto bad = [&shown](const std::string& why) {
-        return configuration_error("HTTP address \"" + shown + "\" " + why +
-                                   "; write host:port, e.g. 127.0.0.1:9464 or [::1]:9464");
-    };
-    std::string_view host, port;
-    if (!text.empty() && text.front() == '[') {
-        const auto close = text.find("]:");
-        if (close == std::string_view::npos) throw bad("has no port after the ']'");
-        host = text.substr(1, close - 1);
-        port = text.substr(close + 2);
-    } else {
-        const auto colon = text.rfind(':');
-        if (colon == std::string_view::npos) throw bad("has no port");
-        host = text.substr(0, colon);
-        port = text.substr(colon + 1);
-        if (host.find(':') != std::string_view::npos) throw bad("is IPv6 without brackets");
-    }
-    if (host.empty()) throw bad("has no host");
-    unsigned value = 0;
-    const auto r = std::from_chars(port.data(), port.data() + port.size(), value);
-    if (port.empty() || r.ec != std::errc{} || r.ptr != port.data() + port.size() || value > 65535)
-        throw bad("has port \"" + std::string(port) + "\", not a number from 0 to 65535");
-    beast::error_code ec;
-    if (host != "localhost") (void)boost::asio::ip::make_address(std::string(host), ec);
-    if (ec) throw bad("does not start with an IP address (host names are not resolved)");
-    options.address = std::string(host);
-    options.port = static_cast<std::uint16_t>(value);
-}
-
 std::unique_ptr<status_server> serve_status(scheduler& tasks, metrics_registry* metrics, status_server_options options) {
-    validate_limits(options);  // before listening: nothing is bound or written
+    detail::validate_status_options(options);  // before listening: nothing is bound or written
     auto server = std::make_unique<status_server_impl>(tasks, detail::scheduler_access::io(tasks),
                                                        detail::status_routes{tasks, metrics, options});
     server->listen(options);
     server->start_heartbeat(options.heartbeat_every);  // after listening: a bad address writes nothing
-    warn_if_open_to_all(tasks, options, server->port());
+    detail::warn_if_open_to_all(tasks, options, server->port());
     tasks.on_stop([weak = std::weak_ptr<http_server_state>(server->state())] {
         if (auto state = weak.lock()) state->close();
     });
