@@ -1,7 +1,7 @@
 // Lock-name templates ({date}, {datetime}, {env}), rendered at a few instants and zones (DST
 // edges, far years). Errors must be configuration_error. A rendered name keeps no '{' (every
 // brace opened a known placeholder), a template without '{' renders as itself, and the public
-// render_template agrees with the private renderer.
+// render_template agrees with the private renderer, and is_rendered_from recognises the result.
 #include "fuzz_check.hpp"
 
 #include "lock_name_template.hpp"
@@ -51,6 +51,10 @@ bool check_rendering(const std::string& name_template, const rendering& r, bool 
     if (!detail::is_template(name_template))
         expect(rendered == name_template,
                [&] { return what() + " is no template but rendered as \"" + shown(rendered) + "\""; });
+    // The scheduler's sweep deletes expired records of the names it recognises: one it missed
+    // would stay forever.
+    expect(detail::is_rendered_from(name_template, rendered, r.env),
+           [&] { return what() + ": is_rendered_from does not recognise \"" + shown(rendered) + "\""; });
     if (via_trigger) {
         const std::string public_rendered =
             render_template(name_template, cron("0 0 * * * *", r.zone_name), r.at, r.env);

@@ -2,6 +2,7 @@
 // lock of the current firing, metrics keep one series per template however many names are
 // rendered, and expired records of rendered names are removed after the retention.
 #include "http_get.hpp"
+#include "lock_name_template.hpp"
 #include "wait_for.hpp"
 
 #include <shedlock/memory_run_store.hpp>
@@ -149,4 +150,18 @@ TEST_CASE("templated lock: a retention that is not positive is a start() error",
     o.rendered_lock_retention = 0ms;
     scheduler s(locks, store, o);
     CHECK_THROWS_WITH(s.start(), Catch::Contains("rendered_lock_retention PT0S must be positive"));
+}
+
+TEST_CASE("templated lock: the sweep recognises exactly the names a template renders", "[scheduler][templated_lock]") {
+    using detail::is_rendered_from;
+    CHECK(is_rendered_from("tpl-{datetime}", "tpl-20261201T142450", ""));
+    CHECK(is_rendered_from("r:{date}", "r:100000101", ""));  // year 10000 has five digits
+    CHECK(is_rendered_from("{env}:settle:{date}", "prod:settle:20240601", "prod"));
+    CHECK(is_rendered_from("{date}{date}", "2024060120240602", ""));
+    CHECK_FALSE(is_rendered_from("{env}:settle:{date}", "dev:settle:20240601", "prod"));
+    CHECK_FALSE(is_rendered_from("tpl-{datetime}", "tpl-20261201", ""));
+    CHECK_FALSE(is_rendered_from("tpl-{datetime}", "tpl-20261201T14245x", ""));
+    CHECK_FALSE(is_rendered_from("tpl-{datetime}", "other-20261201T142450", ""));
+    CHECK_FALSE(is_rendered_from("tpl-{date}", "tpl-20240601-extra", ""));
+    CHECK_FALSE(is_rendered_from("tpl-{week}", "tpl-202406", ""));
 }
