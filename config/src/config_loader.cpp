@@ -65,7 +65,10 @@ void read_main(const toml::table& table, const std::string& file, shedlock_confi
     c.workers = static_cast<std::size_t>(r.integer("workers", 1, 256).value_or(4));
     c.run_retention = static_cast<std::size_t>(r.integer("run_retention", 1, 10'000'000).value_or(1000));
     c.heartbeat = r.duration("heartbeat");
+    c.lock_retention = r.duration("lock_retention");
     r.finish();
+    if (c.lock_retention && c.lock_retention->count() <= 0)
+        throw configuration_error(r.where() + ": [shedlock] lock_retention must be positive (e.g. \"P1D\")");
     if (c.heartbeat && *c.heartbeat > std::chrono::hours{1})
         throw configuration_error(r.where() + ": [shedlock] heartbeat must be at most PT1H (e.g. \"PT10S\"), or PT0S for none");
 }

@@ -55,6 +55,7 @@ scheduler_options scheduler_options_from(const shedlock_config& config) {
     options.default_lock_at_most_for = config.default_lock_at_most_for;
     options.env = config.env;
     options.instance = config.instance;
+    if (config.lock_retention) options.rendered_lock_retention = config.lock_retention;
     return options;
 }
 

@@ -1,4 +1,5 @@
 #include <shedlock/config.hpp>
+#include <shedlock/config_tasks.hpp>
 #include <shedlock/error.hpp>
 
 #include <catch2/catch.hpp>
@@ -65,4 +66,14 @@ TEST_CASE("config: errors name the file, the line, the key and the value", "[con
                       Contains("more than one of cron, fixed_rate, fixed_delay"));
     CHECK_THROWS_WITH(parse_config("[shedlock]\nprovider = \n", "g.toml"), Contains("g.toml:2"));
     CHECK_THROWS_WITH(load_config("/no/such/file.toml"), Contains("/no/such/file.toml") && Contains("cannot be read"));
+}
+
+TEST_CASE("config: lock_retention sets the scheduler's rendered_lock_retention", "[config]") {
+    const auto c = parse_config("[shedlock]\nprovider = \"memory:\"\nlock_retention = \"PT2H\"\n", "r.toml");
+    CHECK(c.lock_retention == milliseconds{7'200'000});
+    CHECK(scheduler_options_from(c).rendered_lock_retention == milliseconds{7'200'000});
+    CHECK(scheduler_options_from(parse_config("[shedlock]\nprovider = \"memory:\"\n", "d.toml")).rendered_lock_retention ==
+          std::chrono::hours{24});
+    CHECK_THROWS_WITH(parse_config("[shedlock]\nlock_retention = \"PT0S\"\n", "z.toml"),
+                      Contains("z.toml") && Contains("lock_retention must be positive"));
 }

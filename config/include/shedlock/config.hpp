@@ -11,6 +11,7 @@
 /// default_lock_at_least_for = "PT5S"
 /// workers = 4
 /// run_retention = 1000              # run records kept per task
+/// lock_retention = "P1D"            # expired records of names rendered from {date}/{datetime}
 /// heartbeat = "PT10S"               # daemon --http: renew this instance's heartbeat record (PT0S: off)
 ///
 /// [tasks.nightly-report]
@@ -67,6 +68,8 @@ struct shedlock_config {
     std::optional<std::chrono::milliseconds> default_lock_at_least_for;
     std::size_t workers = 4;
     std::size_t run_retention = 1000;
+    /// scheduler_options::rendered_lock_retention (unset: its default, 1 day).
+    std::optional<std::chrono::milliseconds> lock_retention;
     /// `daemon --http`: status_server_options::heartbeat_every (unset: its default, 10 s).
     std::optional<std::chrono::milliseconds> heartbeat;
     std::map<std::string, task_config> tasks;
