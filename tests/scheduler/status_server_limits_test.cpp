@@ -288,7 +288,9 @@ TEST_CASE("status server: a frozen backend leaves /metrics answering and /health
           "[status_server]") {
     frozen_provider backend;
     file_opening_scheduler app(&backend);
-    auto server = serve_status(*app.s, &app.metrics, loopback());
+    auto options = loopback();
+    options.backend_timeout = 1s;
+    auto server = serve_status(*app.s, &app.metrics, options);
     const auto port = server->port();
     REQUIRE(http_get(port, "/healthz").status == 200);
     backend.freeze();
@@ -297,8 +299,8 @@ TEST_CASE("status server: a frozen backend leaves /metrics answering and /health
         ~thaw_at_exit() { p.thaw(); }
     } thaw{backend};
 
-    // Each answer must come within the server's backend deadline (5 s by default); the test
-    // client gives up after 30 s, which is the bound asserted here.
+    // Each answer must come within the server's backend deadline (1 s here, 5 s by default); the
+    // test client gives up after 30 s, which is the bound asserted here.
     const auto first = http_get(port, "/healthz");
     CHECK(first.status == 503);
     CHECK(has(first.body, "backend"));
@@ -330,7 +332,7 @@ TEST_CASE("status server: /healthz tells an anonymous caller only that the backe
     CHECK(has(authorised.body, "db.internal"));
 }
 
-TEST_CASE("status server: 405 names the allowed methods; the bearer scheme is case-insensitive", "[status_server]") {
+TEST_CASE("status server: 405 names the allowed methods, and the bearer scheme is case-insensitive", "[status_server]") {
     file_opening_scheduler app;
     auto server = serve_status(*app.s, &app.metrics, loopback("s3cret"));
     const auto port = server->port();
