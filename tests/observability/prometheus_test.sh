@@ -24,13 +24,18 @@ promtool test rules "$WORK/alert_rules_test.yml"
 
 echo "== promtool check metrics on the daemon's /metrics"
 write_config "$WORK/daemon.toml" "hello:PT1S:/bin/true" "oops:PT1S:/bin/false"
+# A lock name rendered per second: its series carry the template, never a rendered name.
+printf '[tasks.tpl]\nfixed_rate = "PT0.3S"\nlock_name = "tpl-{datetime}"\ncommand = ["/bin/true"]\n' >>"$WORK/daemon.toml"
 start_daemon "$WORK/daemon.toml" 19460 19469
 for _ in $(seq 100); do
   curl -sf "http://127.0.0.1:$daemon_port/metrics" >"$WORK/metrics.txt"
-  grep -q 'shedlock_task_runs_total{task="oops",outcome="failed"} [1-9]' "$WORK/metrics.txt" && break
+  grep -q 'shedlock_task_runs_total{task="oops",outcome="failed"} [1-9]' "$WORK/metrics.txt" &&
+    grep -qE 'shedlock_lock_attempts_total\{lock="tpl-\{datetime\}",outcome="acquired"\} ([4-9]|[1-9][0-9]+)$' "$WORK/metrics.txt" && break
   sleep 0.1
 done
 grep -q 'shedlock_task_runs_total{task="hello",outcome="succeeded"} [1-9]' "$WORK/metrics.txt"
+grep -qE 'shedlock_lock_attempts_total\{lock="tpl-\{datetime\}",outcome="acquired"\} ([4-9]|[1-9][0-9]+)$' "$WORK/metrics.txt"
+if grep 'lock="tpl-[0-9]' "$WORK/metrics.txt"; then echo "a series labelled by a rendered lock name" >&2; exit 1; fi
 promtool check metrics <"$WORK/metrics.txt"
 
 echo "== a real Prometheus scrapes the daemon"
