@@ -3,6 +3,12 @@
 // wait. A private proxy stands in for the freeze; the shared server is never stopped.
 #include "fake_server.hpp"
 #include "postgres_test_server.hpp"
+#ifdef SHEDLOCK_TEST_WITH_SCHEDULER
+#include "http_get.hpp"
+
+#include <shedlock/memory_run_store.hpp>
+#include <shedlock/status_server.hpp>
+#endif
 
 #include <shedlock/error.hpp>
 #include <shedlock/providers/postgres_lock_provider.hpp>
@@ -64,18 +70,27 @@ private:
     test::fake_server server_;  // last: its thread stops before the flags above go away
 };
 
-}  // namespace
-
-TEST_CASE("postgres: a server that stops answering fails the call instead of blocking it", "[postgres]") {
+/// The test server through `proxy`: one pooled connection (the proxy forwards one at a time),
+/// a 1 s statement_timeout and a 2 s connect_timeout, so the provider's deadline is 3 s.
+postgres_options through(const freezable_proxy& proxy, const std::string& table) {
     auto o = postgres_options::from_uri(parse_provider_uri(test::postgres_server::uri()));
-    freezable_proxy proxy(o.port);
     o.host = "127.0.0.1";
     o.port = proxy.port();
-    o.table = "frozen_" + std::to_string(::getpid());
-    o.pool_size = 1;  // the proxy forwards one connection
+    o.table = table + "_" + std::to_string(::getpid());
+    o.pool_size = 1;
     o.statement_timeout = 1s;
     o.connect_timeout = 2s;
     o.create_schema_if_missing = true;
+    return o;
+}
+
+int test_server_port() { return postgres_options::from_uri(parse_provider_uri(test::postgres_server::uri())).port; }
+
+}  // namespace
+
+TEST_CASE("postgres: a server that stops answering fails the call instead of blocking it", "[postgres]") {
+    freezable_proxy proxy(test_server_port());
+    const auto o = through(proxy, "frozen");
     auto provider = make_postgres_lock_provider(o);
     REQUIRE(provider->list_locks().empty());
 
@@ -95,3 +110,36 @@ TEST_CASE("postgres: a server that stops answering fails the call instead of blo
     }
     test::postgres_server::exec("DROP TABLE IF EXISTS " + o.table);
 }
+
+#ifdef SHEDLOCK_TEST_WITH_SCHEDULER
+TEST_CASE("postgres: with the server frozen, the status server still answers /metrics and /healthz", "[postgres]") {
+    freezable_proxy proxy(test_server_port());
+    const auto o = through(proxy, "frozen_status");
+    auto provider = make_postgres_lock_provider(o);
+    memory_run_store runs;
+    metrics_registry metrics;
+    scheduler_options so;
+    so.metrics = &metrics;
+    scheduler tasks(*provider, runs, so);
+    tasks.add(make_task("idle", [](task_context&) {}, fixed_rate(1h), lock_at_most_for("PT1M")));
+    tasks.start();
+    status_server_options http;
+    http.port = 0;
+    http.heartbeat_every = 0ms;  // nothing else on the one connection
+    http.backend_timeout = 1s;
+    auto server = serve_status(tasks, &metrics, http);
+    REQUIRE(test::http_get(server->port(), "/healthz").status == 200);
+
+    proxy.freeze();
+    // Each answer within the status server's 1 s deadline; the test client's bound is 30 s.
+    const auto health = test::http_get(server->port(), "/healthz");
+    CHECK(health.status == 503);
+    CHECK_THAT(health.body, Catch::Contains("backend unavailable"));
+    CHECK(test::http_get(server->port(), "/metrics").status == 200);
+    CHECK(test::http_get(server->port(), "/healthz").status == 503);
+    // Destroying the server waits for the list_locks() that is stuck: the provider's 3 s deadline ends it.
+    server.reset();
+    tasks.stop(5s);
+    test::postgres_server::exec("DROP TABLE IF EXISTS " + o.table);
+}
+#endif
