@@ -3,6 +3,8 @@
 #include "status_request.hpp"
 #include "status_text.hpp"
 
+#include <shedlock/duration.hpp>
+
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -73,14 +75,10 @@ bool status_routes::needs_backend(const std::string& method, const std::string& 
 }
 
 http_answer status_routes::backend_timeout_answer(const std::string& target) const {
-    const auto seconds = std::chrono::duration<double>(options.backend_timeout).count();
-    std::string why = "the backend did not answer within " + std::to_string(seconds);
-    why.erase(why.find_last_not_of('0') + 1);  // 5.000000 -> 5.
-    if (why.back() == '.') why.pop_back();
-    why += " s";
-    if (target.rfind("/healthz", 0) == 0) return {503, "text/plain; charset=utf-8", "unavailable: backend unavailable: " + why + "\n"};
+    const std::string why = "backend unavailable: no answer within " + format_duration(options.backend_timeout);
     if (target.rfind("/api/", 0) == 0) return {503, "application/json", "{\"error\":" + json_string(why) + "}"};
-    return {503, "text/plain; charset=utf-8", "unavailable: " + why + "; /metrics still answers\n"};
+    return {503, "text/plain; charset=utf-8",
+            "unavailable: " + why + (target.rfind("/healthz", 0) == 0 ? "\n" : "; /metrics still answers\n")};
 }
 
 http_answer status_routes::answer(const std::string& method, const std::string& target,
