@@ -15,7 +15,7 @@ TEST_CASE("json_string: quotes, backslashes and controls are escaped", "[json]")
     CHECK(json_string("plain caf\xc3\xa9 \xf0\x9f\x94\x92") == "\"plain caf\xc3\xa9 \xf0\x9f\x94\x92\"");
 }
 
-TEST_CASE("json_string: bytes that are not UTF-8 become visible \\xNN text, never raw", "[json]") {
+TEST_CASE("json_string: bytes that are not UTF-8 become visible xNN text and never go out raw", "[json]") {
     // An exception message with 0xff, a Latin-1 name: one raw byte made the whole response invalid.
     for (const std::string raw : {"boom \xff", "name-\xe9-latin1", "\xc3", "\xed\xa0\x80 surrogate", "\xc0\xaf overlong"}) {
         INFO(raw);
@@ -27,7 +27,7 @@ TEST_CASE("json_string: bytes that are not UTF-8 become visible \\xNN text, neve
     CHECK(json_string_value(json_string("\xc3")) == "\\xc3");  // a truncated sequence
 }
 
-TEST_CASE("json_string: invisible characters that reorder or break text are \\u escapes", "[json]") {
+TEST_CASE("json_string: invisible characters that reorder or break text are written as u-escapes", "[json]") {
     // Same value once parsed; but a raw U+202E reverses what a terminal or a viewer shows, and a
     // raw U+2028 ends a line in JavaScript source.
     CHECK(json_string("a\xe2\x80\xae" "b") == "\"a\\u202eb\"");

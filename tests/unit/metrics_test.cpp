@@ -50,7 +50,7 @@ TEST_CASE("metrics text: label values and help texts are escaped", "[metrics]") 
     CHECK(escape_label_value("plain é") == "plain é");
 }
 
-TEST_CASE("metrics text: bytes that are not UTF-8 become \\xNN text in label values and help", "[metrics]") {
+TEST_CASE("metrics text: bytes that are not UTF-8 become visible xNN text in label values and help", "[metrics]") {
     // The text format is UTF-8: one invalid byte and Prometheus rejects the whole scrape.
     metrics_registry m;
     m.counter("c_total", "help \xff", {{"task", "name-\xe9-latin1"}}).inc();
