@@ -42,7 +42,8 @@ prepared_task prepare(const task_definition& t, const scheduler_options& options
         if (t.claim_for && t.claim_for->count() <= 0)
             throw configuration_error("claim_for " + format_duration(*t.claim_for) + " must be positive");
     }
-    return prepared_task{t, std::move(timing), std::move(lock), templated, active, is_template(t.idempotency_key)};
+    return prepared_task{t, std::move(timing), std::move(lock), templated,
+                         renders_by_time(name_template), active, is_template(t.idempotency_key)};
 }
 
 }  // namespace

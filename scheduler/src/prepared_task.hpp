@@ -17,6 +17,7 @@ struct prepared_task {
     schedule timing;
     lock_configuration lock;  ///< name = the rendered template for the firing at hand
     bool templated = false;
+    bool renders_by_time = false;  ///< the lock name has {date} or {datetime}: old names expire for good
     bool active = true;       ///< enabled and not cron "-"
     bool key_templated = false;  ///< idempotency_key has placeholders
 };

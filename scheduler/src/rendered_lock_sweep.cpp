@@ -20,9 +20,9 @@ std::vector<std::string> scheduler::impl::expired_rendered_names(const std::vect
     for (const auto& r : records) {
         if (!r.unreadable.empty() || r.lock_until > cutoff) continue;
         for (const auto& t : tasks) {
+            if (!t->task.renders_by_time) continue;
             const auto& def = t->task.definition;
             const std::string& name_template = def.lock_name.empty() ? def.name : def.lock_name;
-            if (!t->task.templated || !detail::renders_by_time(name_template)) continue;
             if (!detail::is_rendered_from(name_template, r.name, options.env)) continue;
             std::lock_guard lock(t->recent_mutex);
             if (r.name != t->lock_name) names.push_back(r.name);  // never the current firing's

@@ -67,7 +67,7 @@ std::optional<run_record> scheduler::impl::run_firing(task_runtime& t, timestamp
     record(r);
     observe(t, r);
     check_duration(t, r);
-    if (t.task.templated) sweep_rendered_locks();
+    if (t.task.renders_by_time) sweep_rendered_locks();
     return r;
 }
 
