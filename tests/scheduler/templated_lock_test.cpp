@@ -68,6 +68,31 @@ TEST_CASE("templated lock: the status shows the lock of the running firing, not 
     s.stop(5s);
 }
 
+TEST_CASE("templated lock: a lease kept past lock_at_most_for is flagged stale under the current name",
+          "[scheduler][templated_lock]") {
+    // The overrun check looks the task's lock up by name: with the start-up name it never fired.
+    providers::memory_lock_provider locks;
+    memory_run_store store;
+    scheduler s(locks, store);
+    std::atomic<bool> started{false}, release{false};
+    s.add(make_task("overrun", [&](task_context& ctx) {
+        started = true;
+        wait_for([&] { return release.load() || ctx.cancellation_requested(); }, 30s);
+    }, fixed_rate(1h, 1500ms), lock_at_most_for("PT0.3S"), keep_alive(), lock_name("overrun-{datetime}")));
+    s.start();
+    status_server_options listen;
+    listen.port = 0;
+    auto server = serve_status(s, nullptr, listen);
+    REQUIRE(wait_for([&] { return started.load(); }, 20s));
+    // The keep-alive extends the lease every 150 ms; once it is held over 300 ms it is stale.
+    CHECK(wait_for([&] {
+        const auto tasks = test::http_get(server->port(), "/api/tasks").body;
+        return has_text(tasks, "\"stale\":true") && has_text(tasks, "longer than its lock_at_most_for PT0.3S");
+    }, 20s));
+    release = true;
+    s.stop(5s);
+}
+
 TEST_CASE("templated lock: metrics have one series per template however many names are rendered",
           "[scheduler][templated_lock][metrics]") {
     providers::memory_lock_provider locks;
