@@ -44,6 +44,19 @@ int wait_at_most(pid_t pid, double seconds) {
     return -1;
 }
 
+/// Waits up to `seconds` until `pid` is stopped (state 'T' in /proc/PID/stat): a SIGSTOP is
+/// delivered asynchronously, so kill() returning says nothing about it yet.
+bool wait_until_stopped(pid_t pid, double seconds) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < end) {
+        const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+        const auto state = stat.rfind(')');  // the command name in parentheses may hold spaces
+        if (state != std::string::npos && state + 2 < stat.size() && stat[state + 2] == 'T') return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds{5});
+    }
+    return false;
+}
+
 }  // namespace
 
 TEST_CASE("cli run: the command gets descriptors 0-2 only, on every backend", "[cli][child]") {
@@ -100,9 +113,9 @@ TEST_CASE("cli run: SIGTERM ends a command that was stopped", "[cli][child]") {
     REQUIRE(wait_for_file(pid_file, 10));
     const pid_t command = std::stoi(read_file(pid_file));
     REQUIRE(::kill(command, SIGSTOP) == 0);
-    std::this_thread::sleep_for(std::chrono::milliseconds{100});
+    REQUIRE(wait_until_stopped(command, 10));
     ::kill(cli, SIGTERM);
-    CHECK(wait_at_most(cli, 5) == 128 + SIGTERM);
+    CHECK(wait_at_most(cli, 30) == 128 + SIGTERM);  // does not hang: generous for a loaded machine
     ::kill(command, SIGKILL);
 }
 

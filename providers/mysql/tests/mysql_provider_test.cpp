@@ -110,7 +110,7 @@ TEST_CASE("mysql: a missing table is a start-up error that prints the DDL", "[my
     } catch (const storage_error& e) {
         CHECK(e.category() == storage_category::missing_schema);
         CHECK_THAT(e.what(), Contains("does not exist") && Contains("CREATE TABLE IF NOT EXISTS `" + o.table + "`") &&
-                                 Contains("DATETIME(3)") && Contains("fencing_token BIGINT") &&
+                                 Contains("DATETIME(3)") && Contains("`fencing_token` BIGINT") &&
                                  !Contains(test_server::password));
     }
 }
@@ -178,8 +178,8 @@ TEST_CASE("mysql: a wrong password equal to the user name is not revealed by red
 
 TEST_CASE("mysql: an unreachable server fails fast with storage_error(unavailable)", "[mysql]") {
     auto o = options_for("unreachable");
-    o.port = 9;
-    o.connect_timeout = std::chrono::seconds{1};
+    o.port = 9;  // refused: an answer, not waited out until connect_timeout. A timeout far beyond
+    o.connect_timeout = std::chrono::seconds{60};  // any stall tells the two apart without a speed bound
     const auto start = std::chrono::steady_clock::now();
     try {
         (void)make_mysql_lock_provider(o);
@@ -188,7 +188,7 @@ TEST_CASE("mysql: an unreachable server fails fast with storage_error(unavailabl
         CHECK(e.category() == storage_category::unavailable);
         CHECK_THAT(e.what(), Contains("127.0.0.1:9") && !Contains(test_server::password));
     }
-    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds{2});
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds{30});
 }
 
 TEST_CASE("mysql use_db_time: a host whose clock is 10 minutes fast cannot take a live lock", "[mysql][clock]") {

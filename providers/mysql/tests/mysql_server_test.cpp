@@ -37,7 +37,9 @@ TEST_CASE("mysql: server stop and start: storage_error while down, recovery with
             CHECK(e.category() == storage_category::unavailable);
             CHECK(std::string(e.what()).find("shedlock-test-pw") == std::string::npos);
         }
-        CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds{3});
+        // Does not hang: refused, or given up after the 2 s connect_timeout. Generous for a loaded
+        // machine; how fast is for bench/, not a test.
+        CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds{20});
     }
     CHECK(failures == 5);
 

@@ -81,7 +81,7 @@ TEST_CASE("postgres: a missing table is a start-up error that prints the DDL", "
     } catch (const storage_error& e) {
         CHECK(e.category() == storage_category::missing_schema);
         CHECK_THAT(e.what(), Contains("does not exist") && Contains("CREATE TABLE IF NOT EXISTS \"" + o.table + "\"") &&
-                                 Contains("TIMESTAMP(3)") && Contains("fencing_token BIGINT") &&
+                                 Contains("\"lock_until\" TIMESTAMP NOT NULL") && Contains("\"fencing_token\" BIGINT") &&
                                  !Contains(test_server::password));
     }
 }
@@ -180,8 +180,9 @@ TEST_CASE("postgres: a wrong password equal to the user name is not revealed by 
 
 TEST_CASE("postgres: an unreachable server fails fast with storage_error(unavailable)", "[postgres]") {
     auto o = options_for("unreachable");
-    o.connect_timeout = std::chrono::seconds{2};
-    // A port nobody listens on: refused at once.
+    // A port nobody listens on: refused, an answer that is not waited out. A connect_timeout far
+    // beyond any stall of a loaded machine tells the two apart without a speed bound.
+    o.connect_timeout = std::chrono::seconds{60};
     o.port = 9;
     auto start = std::chrono::steady_clock::now();
     try {
@@ -191,9 +192,10 @@ TEST_CASE("postgres: an unreachable server fails fast with storage_error(unavail
         CHECK(e.category() == storage_category::unavailable);
         CHECK_THAT(e.what(), Contains("127.0.0.1:9") && !Contains(test_server::password));
     }
-    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds{1});
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds{30});
 
     // A server that accepts TCP but never answers: bounded by connect_timeout.
+    o.connect_timeout = std::chrono::seconds{2};
     const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
@@ -206,8 +208,8 @@ TEST_CASE("postgres: an unreachable server fails fast with storage_error(unavail
     start = std::chrono::steady_clock::now();
     CHECK_THROWS_AS(make_postgres_lock_provider(o), storage_error);
     const auto waited = std::chrono::steady_clock::now() - start;
-    CHECK(waited >= std::chrono::milliseconds{1500});
-    CHECK(waited < std::chrono::seconds{5});
+    CHECK(waited >= std::chrono::milliseconds{1500});  // it waited for an answer
+    CHECK(waited < std::chrono::seconds{30});  // and gave up: a generous "does not hang", not a speed bound
     ::close(listener);
 }
 

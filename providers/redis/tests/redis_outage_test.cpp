@@ -38,15 +38,14 @@ struct halted_server {
     bool resumed = false;
 };
 
-/// The pool's reconnect backoff (docs/redis-provider.md): 250 ms after a failed connect.
-constexpr milliseconds detail_backoff() { return milliseconds{250}; }
-
 }  // namespace
 
 TEST_CASE("redis outage: storage_error while the server is down, recovery by itself", "[redis][outage]") {
     auto options = test::redis_test_options();
     options.prefix = test::unique_prefix("restart");
-    options.connect_timeout = milliseconds{500};
+    // Far beyond any stall of a loaded machine: a call that waited for it is told apart from one
+    // that was refused (or failed within the backoff) without a speed bound.
+    options.connect_timeout = milliseconds{60'000};
     auto provider = make_redis_lock_provider(options);
     REQUIRE(provider->try_lock({"before", milliseconds{60'000}}));  // pooled connections now exist
 
@@ -60,15 +59,17 @@ TEST_CASE("redis outage: storage_error while the server is down, recovery by its
             CHECK(e.category() == storage_category::unavailable);
             CHECK(std::string(e.what()).find(*options.password) == std::string::npos);
         }
-        CHECK(std::chrono::steady_clock::now() - start < milliseconds{100});  // refused or backoff: no waiting
-        std::this_thread::sleep_for(milliseconds{20});
+        // Refused or within the backoff: no waiting for the connect_timeout (a generous bound).
+        CHECK(std::chrono::steady_clock::now() - start < milliseconds{30'000});
+        std::this_thread::sleep_for(milliseconds{20});  // pacing the calls, not synchronisation
     }
     server.resume();
 
     // No new provider, no manual reconnect: the pool replaces its dead connections. Calls may
-    // still fail fast until the reconnect backoff of the last failed connect has passed.
+    // still fail fast until the reconnect backoff (250 ms) of the last failed connect has passed.
+    // The deadline is generous: the property is recovery by itself, not its speed (reported).
     const auto resumed = std::chrono::steady_clock::now();
-    const auto deadline = resumed + milliseconds{3000};
+    const auto deadline = resumed + milliseconds{20'000};
     std::optional<lock_handle> held;
     int failures = 0;
     while (!held && std::chrono::steady_clock::now() < deadline) {
@@ -83,7 +84,6 @@ TEST_CASE("redis outage: storage_error while the server is down, recovery by its
     INFO("failed calls after the restart: " << failures << ", recovered after "
          << std::chrono::duration_cast<milliseconds>(recovery).count() << " ms");
     REQUIRE(held);
-    CHECK(recovery < detail_backoff() + milliseconds{750});
     held->unlock();  // scripts were reloaded on the fresh server (its script cache was empty)
     CHECK(provider->try_lock({"after", milliseconds{60'000}}));
 }

@@ -23,6 +23,17 @@ redis_options options_with_prefix(const std::string& base) {
     return options;
 }
 
+/// Waits until Redis has expired `key` (PTTL -2): the event a test needs, where a fixed sleep
+/// past the TTL only hopes for it. The deadline is generous for the short leases used here.
+bool key_expired(raw_redis& redis, const std::string& key) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
+    while (redis.integer({"PTTL", key}) != -2) {
+        if (std::chrono::steady_clock::now() > deadline) return false;
+        std::this_thread::sleep_for(milliseconds{5});
+    }
+    return true;
+}
+
 }  // namespace
 
 TEST_CASE("redis: keys hold the owner token and the fencing counter", "[redis]") {
@@ -45,7 +56,7 @@ TEST_CASE("redis: an expired owner's unlock leaves the new owner's key and TTL i
     const std::string key = options.prefix + ":{job}";
     auto a = provider->try_lock({"job", milliseconds{150}});
     REQUIRE(a);
-    std::this_thread::sleep_for(milliseconds{200});
+    REQUIRE(key_expired(redis, key));
     auto b = provider->try_lock({"job", milliseconds{10'000}});
     REQUIRE(b);
     a->unlock();
@@ -58,13 +69,21 @@ TEST_CASE("redis: unlock with lock_at_least_for left sets PTTL to the remaining 
     auto options = options_with_prefix("at-least");
     auto provider = make_redis_lock_provider(options);
     raw_redis redis(options);
+    // The server's lease starts inside the try_lock call; PTTL is read after the unlock: the
+    // remaining hold lies between 2000 ms less the time from the call's start to the reading, and
+    // 2000 ms less the time from the call's end to the unlock (2 ms for Redis's rounding).
+    const auto before_lock = std::chrono::steady_clock::now();
     auto held = provider->try_lock({"job", milliseconds{20'000}, milliseconds{2000}});
     REQUIRE(held);
-    std::this_thread::sleep_for(milliseconds{300});
+    const auto after_lock = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(milliseconds{300});  // some of the hold passes: not synchronisation
+    const auto before_unlock = std::chrono::steady_clock::now();
     held->unlock();
-    const auto pttl = redis.integer({"PTTL", options.prefix + ":{job}"});
-    CHECK(pttl <= 1700);  // 2000 - 300 ms already held
-    CHECK(pttl > 1000);   // less the unlock's own round trips on a loaded machine
+    const auto pttl = milliseconds{redis.integer({"PTTL", options.prefix + ":{job}"})};
+    const auto after_read = std::chrono::steady_clock::now();
+    const auto ms = [](auto d) { return std::chrono::duration_cast<milliseconds>(d); };
+    CHECK(pttl <= milliseconds{2000} - ms(before_unlock - after_lock) + milliseconds{2});
+    CHECK(pttl >= milliseconds{2000} - ms(after_read - before_lock) - milliseconds{2});
 }
 
 TEST_CASE("redis: the fencing counter survives unlock and expiry", "[redis]") {
@@ -79,8 +98,7 @@ TEST_CASE("redis: the fencing counter survives unlock and expiry", "[redis]") {
     auto second = provider->try_lock({"job", milliseconds{150}});
     REQUIRE(second);
     CHECK(*second->fencing_token() > *first->fencing_token());
-    std::this_thread::sleep_for(milliseconds{200});  // expires without unlock
-    CHECK(redis.text({"EXISTS", options.prefix + ":{job}"}) == "0");
+    CHECK(key_expired(redis, options.prefix + ":{job}"));  // expires without unlock
     auto third = provider->try_lock({"job", milliseconds{150}});
     REQUIRE(third);
     CHECK(*third->fencing_token() > *second->fencing_token());
