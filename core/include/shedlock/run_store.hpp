@@ -40,7 +40,7 @@ struct run_retention {
 /// Where run records go. Readable without a running scheduler (`shedlock runs` opens the store
 /// directly).
 ///
-/// Failure: `append` and `last_runs` throw storage_error when the backend fails; the scheduler
+/// Failure: `append` and the reads throw storage_error when the backend fails; the scheduler
 /// reports an append failure to its warning sink and carries on (a lost record never stops a
 /// task). Retention is applied by the store, possibly lazily (a few appends late).
 ///
@@ -52,6 +52,11 @@ public:
     virtual void append(const run_record& record) = 0;
     /// The newest `n` records of `task`, newest first.
     virtual std::vector<run_record> last_runs(const std::string& task, std::size_t n) = 0;
+    /// The newest `n` records of `task` written by `instance` (compared byte for byte), newest
+    /// first; empty when that instance wrote none. One bounded read: it looks at no more than the
+    /// task's retained records (retention().max_per_task), whatever `n`.
+    virtual std::vector<run_record> last_runs_of_instance(const std::string& task, const std::string& instance,
+                                                          std::size_t n) = 0;
     /// Names of the tasks that have records, sorted.
     virtual std::vector<std::string> tasks() = 0;
     virtual const run_retention& retention() const noexcept = 0;

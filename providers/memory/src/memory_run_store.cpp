@@ -36,12 +36,23 @@ void memory_run_store::append(const run_record& record) {
 }
 
 std::vector<run_record> memory_run_store::last_runs(const std::string& task, std::size_t n) {
+    return newest_matching(task, n, [](const run_record&) { return true; });
+}
+
+std::vector<run_record> memory_run_store::last_runs_of_instance(const std::string& task, const std::string& instance,
+                                                                std::size_t n) {
+    return newest_matching(task, n, [&](const run_record& r) { return r.instance == instance; });
+}
+
+std::vector<run_record> memory_run_store::newest_matching(const std::string& task, std::size_t n,
+                                                          const std::function<bool(const run_record&)>& wanted) {
     std::lock_guard lock(mutex_);
     std::vector<run_record> out;
     const auto it = rings_.find(task);
     if (it == rings_.end()) return out;
     const auto& r = it->second;
-    for (std::size_t i = r.size(); i > 0 && out.size() < n; --i) out.push_back(r.at(i - 1));
+    for (std::size_t i = r.size(); i > 0 && out.size() < n; --i)
+        if (wanted(r.at(i - 1))) out.push_back(r.at(i - 1));
     return out;
 }
 

@@ -101,7 +101,8 @@ public:
                 "DELETE r FROM " + tb + " AS r JOIN (SELECT task, id FROM " + tb +
                     " WHERE task = ? ORDER BY id DESC LIMIT 1 OFFSET ?) AS cutoff ON r.task = cutoff.task AND r.id <= cutoff.id",
                 "DELETE FROM " + tb + " WHERE finished_at < ?",
-                "SELECT " + columns + " FROM " + tb + " WHERE 1 = 0"};
+                "SELECT " + columns + " FROM " + tb + " WHERE 1 = 0",
+                "SELECT " + columns + " FROM " + tb + " WHERE task = ? AND instance = BINARY ? ORDER BY id DESC LIMIT ?"};
     }
     // Claims: kind 'c', fences: kind 'f' (one table). name, state and owner are VARBINARY like
     // the lock name: every text collation folds case or accents or pads trailing spaces.

@@ -126,7 +126,9 @@ public:
                 "DELETE FROM " + tb + " WHERE task = $1 AND id <= (SELECT id FROM " + tb +
                     " WHERE task = $1 ORDER BY id DESC LIMIT 1 OFFSET $2::bigint)",
                 "DELETE FROM " + tb + " WHERE finished_at < " + ts(1),
-                "SELECT " + columns + " FROM " + tb + " WHERE 1 = 0"};
+                "SELECT " + columns + " FROM " + tb + " WHERE 1 = 0",
+                "SELECT " + columns + " FROM " + tb +
+                    " WHERE task = $1 AND instance COLLATE \"C\" = $2 ORDER BY id DESC LIMIT $3::bigint"};
     }
 
     // Claims: kind 'c', fences: kind 'f' (one table). name compares byte for byte (a

@@ -3,6 +3,7 @@
 #include <shedlock/error.hpp>
 
 #include <charconv>
+#include <limits>
 #include <map>
 
 namespace shedlock::providers::detail {
@@ -66,6 +67,18 @@ run_record decode_run_entry(const redisReply& entry, const std::string& task, co
     r.counters = decode_counters(fields["counters"]);
     r.lock_lost = fields["lock_lost"] == "1";
     return r;
+}
+
+std::optional<std::string> previous_stream_id(std::string_view id) {
+    const auto dash = id.find('-');
+    std::uint64_t ms = 0, seq = 0;
+    const auto ms_end = id.data() + (dash == std::string_view::npos ? id.size() : dash);
+    if (dash == std::string_view::npos || dash == 0 || dash + 1 == id.size() || std::from_chars(id.data(), ms_end, ms).ptr != ms_end ||
+        std::from_chars(ms_end + 1, id.data() + id.size(), seq).ptr != id.data() + id.size())
+        return std::nullopt;
+    if (seq > 0) return std::to_string(ms) + "-" + std::to_string(seq - 1);
+    if (ms == 0) return std::nullopt;
+    return std::to_string(ms - 1) + "-" + std::to_string(std::numeric_limits<std::uint64_t>::max());
 }
 
 }  // namespace shedlock::providers::detail

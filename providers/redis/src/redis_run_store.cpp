@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
 
 namespace shedlock::providers {
 namespace {
@@ -31,12 +32,16 @@ public:
 
     void append(const run_record& record) override;
     std::vector<run_record> last_runs(const std::string& task, std::size_t n) override;
+    std::vector<run_record> last_runs_of_instance(const std::string& task, const std::string& instance,
+                                                  std::size_t n) override;
     std::vector<std::string> tasks() override;
     const run_retention& retention() const noexcept override { return options_.retention; }
 
 private:
     std::string stream_key(const std::string& task) const { return base_ + "{" + task + "}"; }
     void prune_age(detail::redis_connection& connection, const std::string& key);
+    detail::reply_ptr newest_entries(detail::redis_connection& connection, const std::string& key,
+                                     const std::string& before, std::size_t count);
 
     const redis_run_options options_;
     const std::string base_;
@@ -65,18 +70,48 @@ void redis_run_store::prune_age(detail::redis_connection& connection, const std:
     connection.checked({"XTRIM", key, "MINID", min_id}, "XTRIM MINID (run-record max_age)");
 }
 
+detail::reply_ptr redis_run_store::newest_entries(detail::redis_connection& connection, const std::string& key,
+                                                  const std::string& before, std::size_t count) {
+    auto reply = connection.checked({"XREVRANGE", key, before, "-", "COUNT", std::to_string(count)},
+                                    "XREVRANGE (run records)");
+    if (reply->type != REDIS_REPLY_ARRAY)
+        throw storage_error(storage_category::invalid_data,
+                            connection.where() + " answered XREVRANGE on \"" + key + "\" with a non-array reply");
+    return reply;
+}
+
 std::vector<run_record> redis_run_store::last_runs(const std::string& task, std::size_t n) {
     if (n == 0) return {};
     const std::string key = stream_key(task);
-    const std::string count = std::to_string(n);
     auto connection = pool_.borrow();
-    const auto reply = connection->checked({"XREVRANGE", key, "+", "-", "COUNT", count}, "XREVRANGE (run records)");
-    if (reply->type != REDIS_REPLY_ARRAY)
-        throw storage_error(storage_category::invalid_data,
-                            connection->where() + " answered XREVRANGE on \"" + key + "\" with a non-array reply");
+    const auto reply = newest_entries(*connection, key, "+", n);
     std::vector<run_record> records;
     for (std::size_t i = 0; i < reply->elements; ++i)
         records.push_back(detail::decode_run_entry(*reply->element[i], task, key));
+    return records;
+}
+
+// A stream has no index by field: the entries are read newest first in pages (XREVRANGE is
+// @read, so a read-only ACL user can do it, which a script could not) and filtered here. The
+// stream is capped at max_per_task entries, which bounds the pages.
+std::vector<run_record> redis_run_store::last_runs_of_instance(const std::string& task, const std::string& instance,
+                                                               std::size_t n) {
+    constexpr std::size_t page = 256;
+    const std::string key = stream_key(task);
+    auto connection = pool_.borrow();
+    std::vector<run_record> records;
+    std::optional<std::string> before = "+";
+    while (records.size() < n && before) {
+        const auto reply = newest_entries(*connection, key, *before, page);
+        for (std::size_t i = 0; i < reply->elements && records.size() < n; ++i) {
+            auto record = detail::decode_run_entry(*reply->element[i], task, key);
+            if (record.instance == instance) records.push_back(std::move(record));
+        }
+        if (reply->elements < page) break;
+        const auto& last_id = *reply->element[reply->elements - 1]->element[0];  // shape checked by decoding
+        if (last_id.type != REDIS_REPLY_STRING) break;
+        before = detail::previous_stream_id({last_id.str, last_id.len});
+    }
     return records;
 }
 

@@ -129,8 +129,16 @@ void sql_run_store::prune(const std::string& task) {
 }
 
 std::vector<run_record> sql_run_store::last_runs(const std::string& task, std::size_t n) {
-    const auto result = pool_.run(
-        [&](sql_connection& c) { return c.execute(statements_.last_runs, {task, static_cast<std::int64_t>(n)}); });
+    return select_runs(statements_.last_runs, {task, static_cast<std::int64_t>(n)});
+}
+
+std::vector<run_record> sql_run_store::last_runs_of_instance(const std::string& task, const std::string& instance,
+                                                             std::size_t n) {
+    return select_runs(statements_.last_runs_of_instance, {task, instance, static_cast<std::int64_t>(n)});
+}
+
+std::vector<run_record> sql_run_store::select_runs(const std::string& statement, const std::vector<sql_param>& params) {
+    const auto result = pool_.run([&](sql_connection& c) { return c.execute(statement, params); });
     std::vector<run_record> records;
     for (const auto& r : result.rows) records.push_back(parse_row(r));
     return records;

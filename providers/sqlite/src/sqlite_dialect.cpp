@@ -94,7 +94,8 @@ public:
                 "DELETE FROM " + tb + " WHERE task = ?1 AND id <= (SELECT id FROM " + tb +
                     " WHERE task = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)",
                 "DELETE FROM " + tb + " WHERE finished_at < ?1",
-                "SELECT " + columns + " FROM " + tb + " WHERE 1 = 0"};
+                "SELECT " + columns + " FROM " + tb + " WHERE 1 = 0",
+                "SELECT " + columns + " FROM " + tb + " WHERE task = ?1 AND instance = ?2 ORDER BY id DESC LIMIT ?3"};
     }
     // Claims: kind 'c', fences: kind 'f' (one table). Times are the same UTC text as the lock
     // table's, so they compare as text; names compare and sort bytewise (BINARY collation).

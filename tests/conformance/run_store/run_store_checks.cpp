@@ -142,4 +142,55 @@ void check_runs_concurrent_appends(run_store& store) {
     CHECK(store.last_runs("busy", 1000).size() == 100);
 }
 
+namespace {
+
+run_record run_on(const std::string& instance, int i, run_outcome outcome) {
+    auto r = sample_run("cluster", i, outcome);
+    r.instance = instance;
+    return r;
+}
+
+}  // namespace
+
+void check_runs_of_instance(run_store& store) {
+    // Each firing: one instance runs it, the other records a skip.
+    for (int i = 0; i < 6; ++i) {
+        const bool a_runs = i % 3 != 2;
+        store.append(run_on("host-a:1", i, a_runs ? run_outcome::succeeded : run_outcome::skipped_locked));
+        store.append(run_on("host-b:2", i, a_runs ? run_outcome::skipped_locked : run_outcome::succeeded));
+    }
+    store.append(run_on("Host-a:1", 7, run_outcome::failed));
+    store.append(run_on("host-a:1 ", 8, run_outcome::failed));
+    const auto b = store.last_runs_of_instance("cluster", "host-b:2", 100);
+    REQUIRE(b.size() == 6);
+    for (std::size_t k = 0; k < b.size(); ++k) {
+        CHECK(b[k].instance == "host-b:2");
+        CHECK(b[k].scheduled_at == sample_run("cluster", 5 - static_cast<int>(k)).scheduled_at);
+    }
+    CHECK(b[0].outcome == run_outcome::succeeded);
+    CHECK(b[1].outcome == run_outcome::skipped_locked);
+    const auto a = store.last_runs_of_instance("cluster", "host-a:1", 2);
+    REQUIRE(a.size() == 2);
+    CHECK(a[0].instance == "host-a:1");
+    CHECK(a[0].scheduled_at == sample_run("cluster", 5).scheduled_at);
+    CHECK(a[1].scheduled_at == sample_run("cluster", 4).scheduled_at);
+    REQUIRE(store.last_runs_of_instance("cluster", "Host-a:1", 10).size() == 1);
+    CHECK(store.last_runs_of_instance("cluster", "Host-a:1", 10)[0].outcome == run_outcome::failed);
+    CHECK(store.last_runs_of_instance("cluster", "host-a:1 ", 10).size() == 1);
+    CHECK(store.last_runs_of_instance("cluster", "host-c:3", 10).empty());
+    CHECK(store.last_runs_of_instance("cluster", "", 10).empty());
+    CHECK(store.last_runs_of_instance("never-ran", "host-a:1", 10).empty());
+    CHECK(store.last_runs_of_instance("cluster", "host-a:1", 0).empty());
+    CHECK(store.last_runs("cluster", 100).size() == 14);  // the unfiltered view has both
+}
+
+void check_runs_of_instance_behind_many(run_store& store) {
+    store.append(run_on("rare:1", 0, run_outcome::succeeded));
+    for (int i = 1; i <= 600; ++i) store.append(run_on("busy:2", i, run_outcome::skipped_locked));
+    const auto rare = store.last_runs_of_instance("cluster", "rare:1", 5);
+    REQUIRE(rare.size() == 1);
+    CHECK(rare[0].scheduled_at == sample_run("cluster", 0).scheduled_at);
+    CHECK(store.last_runs_of_instance("cluster", "busy:2", 1000).size() == 600);
+}
+
 }  // namespace shedlock::test

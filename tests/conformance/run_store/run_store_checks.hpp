@@ -38,4 +38,13 @@ void check_run_tasks_sorted_and_case_sensitive(run_store& store);
 /// 4 threads x 25 appends to one task: all 100 records are there.
 void check_runs_concurrent_appends(run_store& store);
 
+/// last_runs_of_instance: two cluster instances and skips interleaved on one task; only the asked
+/// instance's records, newest first, at most n; instances compare byte for byte ("Host:1",
+/// "host:1 " are others); an unknown instance or task gives an empty list.
+void check_runs_of_instance(run_store& store);
+
+/// Store built with max_per_task 1000: an instance's one record behind 600 newer records of
+/// another instance is still found (a store that reads in pages reads them all).
+void check_runs_of_instance_behind_many(run_store& store);
+
 }  // namespace shedlock::test

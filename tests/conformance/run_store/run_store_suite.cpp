@@ -49,6 +49,16 @@ TEST_CASE("run store conformance: tasks() sorted bytewise, names case-sensitive"
     test::check_run_tasks_sorted_and_case_sensitive(*backend->make_store(keep(1000)));
 }
 
+TEST_CASE("run store conformance: the runs of one instance of the cluster", "[run_store_conformance]") {
+    auto backend = make_run_store_backend();
+    test::check_runs_of_instance(*backend->make_store(keep(1000)));
+}
+
+TEST_CASE("run store conformance: an instance's run behind 600 newer ones of another", "[run_store_conformance]") {
+    auto backend = make_run_store_backend();
+    test::check_runs_of_instance_behind_many(*backend->make_store(keep(1000)));
+}
+
 TEST_CASE("run store conformance: concurrent appends from threads", "[run_store_conformance]") {
     auto backend = make_run_store_backend();
     test::check_runs_concurrent_appends(*backend->make_store(keep(1000)));

@@ -5,6 +5,7 @@
 #include <shedlock/run_store.hpp>
 
 #include <cstddef>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -23,6 +24,8 @@ public:
 
     void append(const run_record& record) override;
     std::vector<run_record> last_runs(const std::string& task, std::size_t n) override;
+    std::vector<run_record> last_runs_of_instance(const std::string& task, const std::string& instance,
+                                                  std::size_t n) override;
     std::vector<std::string> tasks() override;
     const run_retention& retention() const noexcept override { return retention_; }
 
@@ -30,6 +33,10 @@ public:
     std::vector<run_record> all();
 
 private:
+    /// The newest `n` records of `task` that `wanted` accepts, newest first.
+    std::vector<run_record> newest_matching(const std::string& task, std::size_t n,
+                                            const std::function<bool(const run_record&)>& wanted);
+
     /// A task's records in a ring: grows to max_per_task, then each append overwrites the oldest
     /// in place (copy-assignment reuses its strings' storage: no allocation per record).
     struct ring {

@@ -70,7 +70,7 @@ inline constexpr const char* run_record_columns =
 /// - prune_count: task, how many newest to keep;  prune_age: finished_at cut-off (timestamp text)
 /// - probe: none; fails iff the table is missing
 struct run_statements {
-    std::string insert, last_runs, tasks, prune_count, prune_age, probe;
+    std::string insert, last_runs, tasks, prune_count, prune_age, probe, last_runs_of_instance;
 };
 
 /// The claims table's columns in the order list/find select them (sql_idempotency_store reads
@@ -122,6 +122,8 @@ public:
     /// DELETE of one record by name (tools only: benchmark cleanup). Default uses `?`.
     virtual statement delete_record(const table_name& table) const;
     /// DELETE of one record by name iff `lock_until <= ` the bound time (slot::now). Default uses `?`.
+/// - last_runs_of_instance: task, instance, limit; as last_runs, only the instance's records (it
+///   walks the (task, id) index newest first: at most the task's retained records)
     virtual statement delete_expired_record(const table_name& table) const;
     /// The server clock as timestamp text (for clock-offset checks).
     virtual std::string server_now_sql() const = 0;

@@ -37,6 +37,8 @@ public:
 
     void append(const run_record& record) override;
     std::vector<run_record> last_runs(const std::string& task, std::size_t n) override;
+    std::vector<run_record> last_runs_of_instance(const std::string& task, const std::string& instance,
+                                                  std::size_t n) override;
     std::vector<std::string> tasks() override;
     const run_retention& retention() const noexcept override { return options_.retention; }
 
@@ -46,6 +48,7 @@ public:
 private:
     void check_schema();
     void prune(const std::string& task);
+    std::vector<run_record> select_runs(const std::string& statement, const std::vector<sql_param>& params);
 
     std::unique_ptr<sql_dialect> dialect_;
     sql_run_options options_;
