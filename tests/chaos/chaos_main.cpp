@@ -3,6 +3,7 @@
 #include "analysis.hpp"
 #include "chaos_clock.hpp"
 #include "chaos_run.hpp"
+#include "fault_coverage.hpp"
 #include "options.hpp"
 #include "report.hpp"
 
@@ -65,6 +66,16 @@ int verdict(const run_options& o, const std::vector<lane_result>& lanes) {
     return missing ? exit_violations : 0;
 }
 
+/// A run in which a configured fault kind never fired tested less than it claims: it fails.
+int coverage_verdict(const run_options& o, const run_outcome& outcome) {
+    const auto unfired = unfired_fault_kinds(applicable_fault_kinds(o.faults, outcome.lanes), outcome.faults,
+                                             outcome.attempts);
+    for (const auto& kind : unfired)
+        std::printf("chaos: fault kind %s was configured but never injected: the run did not test it "
+                    "(run longer, or leave it out of --faults)\n", kind.c_str());
+    return unfired.empty() ? 0 : exit_violations;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -101,7 +112,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "chaos: the run failed: %s\n", outcome.error.c_str());
         return exit_setup;
     }
-    const int status = verdict(options, lanes);
+    const int found = verdict(options, lanes);
+    const int status = found != 0 ? found : coverage_verdict(options, outcome);
     if (status == 0 && own_work_dir) {  // a passing run's files only fill the disk
         std::error_code ignored;
         std::filesystem::remove_all(options.work_dir, ignored);
