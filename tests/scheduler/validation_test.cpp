@@ -1,4 +1,6 @@
 // Bad input fails start() with a message naming the task and the value; nothing starts half-way.
+#include "firing_witness.hpp"
+
 #include <shedlock/error.hpp>
 #include <shedlock/memory_run_store.hpp>
 #include <shedlock/providers/memory_lock_provider.hpp>
@@ -88,7 +90,8 @@ TEST_CASE("validation: nothing starts half-way", "[scheduler][validation]") {
     s.add(make_task("bad", noop, fixed_rate(0ms), lock_at_most_for("PT1M")));
     CHECK_THROWS_AS(s.start(), configuration_error);
     CHECK_FALSE(s.running());
-    std::this_thread::sleep_for(100ms);
+    // Nothing fires, over a window in which a live scheduler at the same rate fired 10 times.
+    REQUIRE(test::firing_witness(10ms).wait_for_firings(10));
     CHECK(runs.load() == 0);
     CHECK(store.tasks().empty());
     CHECK_THROWS_WITH(s.run_now("good"), Catch::Contains("not running"));
@@ -102,7 +105,8 @@ TEST_CASE("validation: disabled tasks are checked but never fire", "[scheduler][
     s.add(make_task("off", [&](task_context&) { ++runs; }, fixed_rate(10ms), lock_at_most_for("PT1M"), enabled(false)));
     s.add(make_task("dash", [&](task_context&) { ++runs; }, cron("-"), lock_at_most_for("PT1M")));
     s.start();
-    std::this_thread::sleep_for(100ms);
+    // Never fire, over a window in which a live scheduler at the same rate fired 10 times.
+    REQUIRE(test::firing_witness(10ms).wait_for_firings(10));
     CHECK(runs.load() == 0);
     CHECK(s.run_now("off").outcome == run_outcome::succeeded);  // a manual run still works
     s.stop(1s);
