@@ -16,9 +16,10 @@ std::string replace_all(std::string text, const std::string& from, const std::st
     return text;
 }
 
-/// "locked_by = P" -> "(locked_by = P OR 1 = 1)", P being the placeholder that follows.
-statement drop_owner_check(statement s) {
-    const std::string key = "locked_by = ";
+/// "locked_by = P" -> "(locked_by = P OR 1 = 1)", P being the placeholder that follows
+/// (`locked_by` = the column as the dialect quotes it).
+statement drop_owner_check(statement s, const std::string& locked_by) {
+    const std::string key = locked_by + " = ";
     const std::size_t at = s.sql.find(key);
     if (at == std::string::npos) throw std::logic_error("planted bug: no owner check in: " + s.sql);
     const std::size_t end = s.sql.find_first_of(" )", at + key.size());
@@ -41,25 +42,26 @@ planted_bug parse_planted_bug(const std::string& name) {
 planted_dialect::planted_dialect(std::unique_ptr<providers::sql::sql_dialect> real, planted_bug bug)
     : real_(std::move(real)), bug_(bug) {}
 
-statement planted_dialect::acquire(const providers::sql::table_name& t, const providers::sql::statement_options& o) const {
+statement planted_dialect::acquire(const providers::sql::lock_table& t, const providers::sql::statement_options& o) const {
     if (bug_ == planted_bug::skewed_db_time) {
         auto client_time = o;
         client_time.db_time = false;
         return real_->acquire(t, client_time);
     }
     statement s = real_->acquire(t, o);
-    if (bug_ == planted_bug::tokens_not_incremented) s.sql = replace_all(s.sql, "fencing_token + 1", "fencing_token + 0");
+    const std::string token = real_->quoted(t).fencing_token;
+    if (bug_ == planted_bug::tokens_not_incremented) s.sql = replace_all(s.sql, token + " + 1", token + " + 0");
     return s;
 }
 
-statement planted_dialect::unlock(const providers::sql::table_name& t, const providers::sql::statement_options& o) const {
+statement planted_dialect::unlock(const providers::sql::lock_table& t, const providers::sql::statement_options& o) const {
     statement s = real_->unlock(t, o);
-    return bug_ == planted_bug::unlock_no_owner ? drop_owner_check(s) : s;
+    return bug_ == planted_bug::unlock_no_owner ? drop_owner_check(s, real_->quoted(t).locked_by) : s;
 }
 
-statement planted_dialect::extend(const providers::sql::table_name& t, const providers::sql::statement_options& o) const {
+statement planted_dialect::extend(const providers::sql::lock_table& t, const providers::sql::statement_options& o) const {
     statement s = real_->extend(t, o);
-    return bug_ == planted_bug::extend_no_owner ? drop_owner_check(s) : s;
+    return bug_ == planted_bug::extend_no_owner ? drop_owner_check(s, real_->quoted(t).locked_by) : s;
 }
 
 }  // namespace shedlock::chaos

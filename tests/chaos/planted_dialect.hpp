@@ -23,7 +23,7 @@ planted_bug parse_planted_bug(const std::string& name);
 /// The real dialect's statements, with `bug` planted by rewriting the statement text:
 /// - owner checks "locked_by = <param>" become "(locked_by = <param> OR 1 = 1)" (the parameter
 ///   stays, so the placeholders and bound values still line up);
-/// - "fencing_token + 1" becomes "fencing_token + 0";
+/// - "fencing_token + 1" becomes "fencing_token + 0" (the column as the dialect quotes it);
 /// - skewed_db_time builds the acquire statement of client-time mode, so the provider binds its
 ///   own clock's now and now + lock_at_most_for.
 class planted_dialect final : public providers::sql::sql_dialect {
@@ -32,23 +32,24 @@ public:
 
     std::string name() const override { return real_->name(); }
     std::string quote(const std::string& identifier) const override { return real_->quote(identifier); }
-    std::string schema_sql(const providers::sql::table_name& t) const override { return real_->schema_sql(t); }
-    providers::sql::statement acquire(const providers::sql::table_name& t,
+    std::string quote_exact(const std::string& identifier) const override { return real_->quote_exact(identifier); }
+    std::string schema_sql(const providers::sql::lock_table& t) const override { return real_->schema_sql(t); }
+    providers::sql::statement acquire(const providers::sql::lock_table& t,
                                       const providers::sql::statement_options& o) const override;
     providers::sql::acquire_result acquire_reports() const override { return real_->acquire_reports(); }
-    providers::sql::statement unlock(const providers::sql::table_name& t,
+    providers::sql::statement unlock(const providers::sql::lock_table& t,
                                      const providers::sql::statement_options& o) const override;
-    providers::sql::statement extend(const providers::sql::table_name& t,
+    providers::sql::statement extend(const providers::sql::lock_table& t,
                                      const providers::sql::statement_options& o) const override;
-    providers::sql::statement list(const providers::sql::table_name& t,
+    providers::sql::statement list(const providers::sql::lock_table& t,
                                    const providers::sql::statement_options& o) const override {
         return real_->list(t, o);
     }
-    providers::sql::statement probe(const providers::sql::table_name& t,
+    providers::sql::statement probe(const providers::sql::lock_table& t,
                                     const providers::sql::statement_options& o) const override {
         return real_->probe(t, o);
     }
-    providers::sql::statement delete_record(const providers::sql::table_name& t) const override {
+    providers::sql::statement delete_record(const providers::sql::lock_table& t) const override {
         return real_->delete_record(t);
     }
     std::string server_now_sql() const override { return real_->server_now_sql(); }

@@ -12,63 +12,70 @@ using sql::table_name;
 constexpr const char* server_now = "UTC_TIMESTAMP(3)";
 constexpr const char* server_now_plus = "DATE_ADD(UTC_TIMESTAMP(3), INTERVAL ? * 1000 MICROSECOND)";
 
-/// `column = IF(<expired>, VALUES(column) or expr, column)`.
-std::string take_over(const std::string& column, const std::string& value) {
-    return column + " = IF(lock_until <= VALUES(locked_at), " + value + ", " + column + ")";
+/// `column = IF(<expired>, value, column)`: expired as judged against the new row's locked_at.
+std::string take_over(const sql::quoted_lock_table& q, const std::string& column, const std::string& value) {
+    return column + " = IF(" + q.lock_until + " <= VALUES(" + q.locked_at + "), " + value + ", " + column + ")";
+}
+
+/// `column = VALUES(column)` under take_over.
+std::string take_over_value(const sql::quoted_lock_table& q, const std::string& column) {
+    return take_over(q, column, "VALUES(" + column + ")");
 }
 
 class mysql_dialect final : public sql::sql_dialect {
 public:
     std::string name() const override { return "MySQL/MariaDB"; }
-    std::string quote(const std::string& identifier) const override { return "`" + identifier + "`"; }
+    std::string quote_exact(const std::string& identifier) const override { return "`" + identifier + "`"; }
 
     // DATETIME(3), not TIMESTAMP: TIMESTAMP ends in 2038 and converts through the session time_zone.
     // name is VARBINARY: every text collation of MySQL/MariaDB folds case or accents, or pads
     // trailing spaces (utf8mb4_bin is PAD SPACE), so "Report-é", "report-É" and "Report-é "
     // would be one lock. 256 bytes hold 64 characters of up to 4 UTF-8 bytes each.
-    std::string schema_sql(const table_name& t) const override {
-        return "CREATE TABLE IF NOT EXISTS " + sql_name(t) +
-               " (\n  name VARBINARY(256) NOT NULL PRIMARY KEY,\n  lock_until DATETIME(3) NOT NULL,\n"
-               "  locked_at DATETIME(3) NOT NULL,\n  locked_by VARCHAR(255) NOT NULL,\n"
-               "  fencing_token BIGINT NOT NULL DEFAULT 0\n) DEFAULT CHARSET = utf8mb4;";
+    std::string schema_sql(const sql::lock_table& t) const override {
+        const auto q = quoted(t);
+        return "CREATE TABLE IF NOT EXISTS " + q.table + " (\n  " + q.name + " VARBINARY(256) NOT NULL PRIMARY KEY,\n  " +
+               q.lock_until + " DATETIME(3) NOT NULL,\n  " + q.locked_at + " DATETIME(3) NOT NULL,\n  " + q.locked_by +
+               " VARCHAR(255) NOT NULL,\n  " + q.fencing_token + " BIGINT NOT NULL DEFAULT 0\n) DEFAULT CHARSET = utf8mb4;";
     }
 
     // Assignments see the columns as already updated by earlier ones, so lock_until (which the
     // IF tests) must be assigned LAST; otherwise the owner columns would stay unchanged while the
     // server still reports 2 affected rows. A held row changes nothing: 0 affected rows.
-    statement acquire(const table_name& t, const statement_options& o) const override {
-        std::string sql = "INSERT INTO " + sql_name(t) + " (name, lock_until, locked_at, locked_by" +
-                          (o.fencing ? ", fencing_token" : "") + ") VALUES (?, " +
+    statement acquire(const sql::lock_table& t, const statement_options& o) const override {
+        const auto q = quoted(t);
+        std::string sql = "INSERT INTO " + q.table + " (" + q.name + ", " + q.lock_until + ", " + q.locked_at + ", " +
+                          q.locked_by + (o.fencing ? ", " + q.fencing_token : "") + ") VALUES (?, " +
                           (o.db_time ? server_now_plus : "?") + ", " + (o.db_time ? server_now : "?") + ", ?" +
                           (o.fencing ? ", LAST_INSERT_ID(1)" : "") + ") ON DUPLICATE KEY UPDATE " +
-                          take_over("locked_by", "VALUES(locked_by)") + ", " +
-                          (o.fencing ? take_over("fencing_token", "LAST_INSERT_ID(fencing_token + 1)") + ", " : "") +
-                          take_over("locked_at", "VALUES(locked_at)") + ", " +
-                          take_over("lock_until", "VALUES(lock_until)");
+                          take_over_value(q, q.locked_by) + ", " +
+                          (o.fencing ? take_over(q, q.fencing_token, "LAST_INSERT_ID(" + q.fencing_token + " + 1)") + ", "
+                                     : "") +
+                          take_over_value(q, q.locked_at) + ", " + take_over_value(q, q.lock_until);
         if (o.db_time) return {sql, {slot::name, slot::at_most_ms, slot::owner}};
         return {sql, {slot::name, slot::lock_until, slot::now, slot::owner}};
     }
+
     sql::acquire_result acquire_reports() const override { return sql::acquire_result::affected_rows; }
 
-    statement unlock(const table_name& t, const statement_options& o) const override {
+    statement unlock(const sql::lock_table& t, const statement_options& o) const override {
+        const auto q = quoted(t);
+        const std::string set = "UPDATE " + q.table + " SET " + q.lock_until + " = ";
+        const std::string owned = " WHERE " + q.name + " = ? AND " + q.locked_by + " = ? AND " + q.lock_until + " > ";
         if (o.db_time)
-            return {"UPDATE " + sql_name(t) + " SET lock_until = " + released_until(server_now_plus, o) +
-                        " WHERE name = ? AND locked_by = ? AND lock_until > " + server_now,
+            return {set + released_until(q.lock_until, server_now_plus, o) + owned + server_now,
                     {slot::keep_for_ms, slot::name, slot::owner}};
-        return {"UPDATE " + sql_name(t) + " SET lock_until = " + released_until("?", o) +
-                    " WHERE name = ? AND locked_by = ? AND lock_until > ?",
+        return {set + released_until(q.lock_until, "?", o) + owned + "?",
                 {slot::unlock_until, slot::name, slot::owner, slot::now}};
     }
 
     // Judged by rows MATCHED (the connection reports them for UPDATE): an extension that happens
     // to write the same lock_until changes 0 rows but still succeeded.
-    statement extend(const table_name& t, const statement_options& o) const override {
-        if (o.db_time)
-            return {"UPDATE " + sql_name(t) + " SET lock_until = " + server_now_plus +
-                        " WHERE name = ? AND locked_by = ? AND lock_until > " + server_now,
-                    {slot::at_most_ms, slot::name, slot::owner}};
-        return {"UPDATE " + sql_name(t) + " SET lock_until = ? WHERE name = ? AND locked_by = ? AND lock_until > ?",
-                {slot::lock_until, slot::name, slot::owner, slot::now}};
+    statement extend(const sql::lock_table& t, const statement_options& o) const override {
+        const auto q = quoted(t);
+        const std::string set = "UPDATE " + q.table + " SET " + q.lock_until + " = ";
+        const std::string owned = " WHERE " + q.name + " = ? AND " + q.locked_by + " = ? AND " + q.lock_until + " > ";
+        if (o.db_time) return {set + server_now_plus + owned + server_now, {slot::at_most_ms, slot::name, slot::owner}};
+        return {set + "?" + owned + "?", {slot::lock_until, slot::name, slot::owner, slot::now}};
     }
 
     std::string server_now_sql() const override { return std::string("SELECT ") + server_now; }

@@ -29,17 +29,22 @@ public:
 
     // Folded to lower case first: quoting keeps reserved words usable without changing which
     // table an unquoted name meant before (PostgreSQL folds unquoted names to lower case).
+    // quote_exact (upper_case=true) keeps the case, for tables created with quoted names.
     std::string quote(const std::string& identifier) const override {
         std::string folded = identifier;
         for (char& c : folded) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        return sql::sql_dialect::quote(folded);
+        return quote_exact(folded);
     }
 
-    std::string schema_sql(const table_name& t) const override {
-        return "CREATE TABLE IF NOT EXISTS " + sql_name(t) +
-               " (\n  name VARCHAR(64) NOT NULL PRIMARY KEY,\n  lock_until TIMESTAMP(3) NOT NULL,\n"
-               "  locked_at TIMESTAMP(3) NOT NULL,\n  locked_by VARCHAR(255) NOT NULL,\n"
-               "  fencing_token BIGINT NOT NULL DEFAULT 0\n);";
+    // TIMESTAMP (microseconds), not TIMESTAMP(3): Java ShedLock in db time stores and compares
+    // an untruncated now(), and a (3) column rounds that up by up to 0.5 ms, so its own re-lock
+    // right after its unlock was refused (docs/beside-java-shedlock.md). Ours store ms-truncated
+    // values, which a microsecond column keeps exactly.
+    std::string schema_sql(const sql::lock_table& t) const override {
+        const auto q = quoted(t);
+        return "CREATE TABLE IF NOT EXISTS " + q.table + " (\n  " + q.name + " VARCHAR(64) NOT NULL PRIMARY KEY,\n  " +
+               q.lock_until + " TIMESTAMP NOT NULL,\n  " + q.locked_at + " TIMESTAMP NOT NULL,\n  " + q.locked_by +
+               " VARCHAR(255) NOT NULL,\n  " + q.fencing_token + " BIGINT NOT NULL DEFAULT 0\n);";
     }
 
     // ONE statement, but not INSERT ... ON CONFLICT DO UPDATE ... WHERE: that form locks (and so
@@ -47,57 +52,63 @@ public:
     // the UPDATE match nothing and the INSERT hit ON CONFLICT DO NOTHING: no write, no xid, no
     // WAL flush. Two racing takers: the second UPDATE re-checks the row the first committed and
     // matches nothing; two racing inserters: the second's DO NOTHING waits and inserts nothing.
-    statement acquire(const table_name& t, const statement_options& o) const override {
+    statement acquire(const sql::lock_table& t, const statement_options& o) const override {
+        const auto q = quoted(t);
         const std::string now = o.db_time ? "n.t" : ts(3);
         const std::string until = o.db_time ? "n.t + $2::bigint * interval '1 millisecond'" : ts(2);
-        const std::string token = o.fencing ? ", fencing_token" : "";
+        const std::string token = o.fencing ? ", " + q.fencing_token : "";
         const std::string n = o.db_time ? std::string("n AS (SELECT ") + server_now + " AS t), " : "";
         const std::string from_n = o.db_time ? " FROM n" : "";
         const std::string owner = o.db_time ? "$3" : "$4";  // db time binds no client "now"
+        const std::string returning = " RETURNING " + q.locked_at + ", " + q.lock_until + token;
 
         const std::string sql =
-            "WITH " + n + "taken AS (UPDATE " + sql_name(t) + " SET lock_until = " + until + ", locked_at = " +
-            now + ", locked_by = " + owner + (o.fencing ? ", fencing_token = " + quote(t.table()) + ".fencing_token + 1" : "") +
-            from_n + " WHERE name = $1 AND lock_until <= " + now + " RETURNING locked_at, lock_until" + token +
-            "), created AS (INSERT INTO " + sql_name(t) + " (name, lock_until, locked_at, locked_by" + token +
+            "WITH " + n + "taken AS (UPDATE " + q.table + " SET " + q.lock_until + " = " + until + ", " + q.locked_at +
+            " = " + now + ", " + q.locked_by + " = " + owner +
+            (o.fencing ? ", " + q.fencing_token + " = " + q.table_only + "." + q.fencing_token + " + 1" : "") + from_n +
+            " WHERE " + q.name + " = $1 AND " + q.lock_until + " <= " + now + returning + "), created AS (INSERT INTO " +
+            q.table + " (" + q.name + ", " + q.lock_until + ", " + q.locked_at + ", " + q.locked_by + token +
             ") SELECT $1, " + until + ", " + now + ", " + owner + (o.fencing ? ", 1" : "") + from_n +
-            " WHERE NOT EXISTS (SELECT 1 FROM taken) ON CONFLICT (name) DO NOTHING RETURNING locked_at, lock_until" +
-            token + ") SELECT * FROM taken UNION ALL SELECT * FROM created";
+            " WHERE NOT EXISTS (SELECT 1 FROM taken) ON CONFLICT (" + q.name + ") DO NOTHING" + returning +
+            ") SELECT * FROM taken UNION ALL SELECT * FROM created";
         if (o.db_time) return {sql, {slot::name, slot::at_most_ms, slot::owner}};
         return {sql, {slot::name, slot::lock_until, slot::now, slot::owner}};
     }
 
-    statement unlock(const table_name& t, const statement_options& o) const override {
+    statement unlock(const sql::lock_table& t, const statement_options& o) const override {
+        const auto q = quoted(t);
         // set_config(.., true) is local to the statement's own (implicit) transaction: the
         // asynchronous commit costs no extra round trip and affects nothing else.
         const std::string relaxed =
             async_unlock_ ? " FROM (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed" : "";
-        const std::string until = released_until(o.db_time ? server_now_plus(1) : ts(1), o);
-        if (o.db_time)
-            return {"UPDATE " + sql_name(t) + " SET lock_until = " + until + relaxed +
-                        " WHERE name = $2 AND locked_by = $3 AND lock_until > " + server_now,
-                    {slot::keep_for_ms, slot::name, slot::owner}};
-        return {"UPDATE " + sql_name(t) + " SET lock_until = " + until + relaxed +
-                    " WHERE name = $2 AND locked_by = $3 AND lock_until > " + ts(4),
-                {slot::unlock_until, slot::name, slot::owner, slot::now}};
+        const std::string until = released_until(q.lock_until, o.db_time ? server_now_plus(1) : ts(1), o);
+        const std::string head = "UPDATE " + q.table + " SET " + q.lock_until + " = " + until + relaxed + " WHERE " +
+                                 q.name + " = $2 AND " + q.locked_by + " = $3 AND " + q.lock_until + " > ";
+        if (o.db_time) return {head + server_now, {slot::keep_for_ms, slot::name, slot::owner}};
+        return {head + ts(4), {slot::unlock_until, slot::name, slot::owner, slot::now}};
     }
 
-    statement extend(const table_name& t, const statement_options& o) const override {
+    statement extend(const sql::lock_table& t, const statement_options& o) const override {
+        const auto q = quoted(t);
+        const std::string owned = " WHERE " + q.name + " = $2 AND " + q.locked_by + " = $3 AND " + q.lock_until + " > ";
+        const std::string returning = " RETURNING " + q.lock_until;
         if (o.db_time)
-            return {"UPDATE " + sql_name(t) + " SET lock_until = " + server_now_plus(1) +
-                        " WHERE name = $2 AND locked_by = $3 AND lock_until > " + server_now + " RETURNING lock_until",
+            return {"UPDATE " + q.table + " SET " + q.lock_until + " = " + server_now_plus(1) + owned + server_now +
+                        returning,
                     {slot::at_most_ms, slot::name, slot::owner}};
-        return {"UPDATE " + sql_name(t) + " SET lock_until = " + ts(1) +
-                    " WHERE name = $2 AND locked_by = $3 AND lock_until > " + ts(4) + " RETURNING lock_until",
+        return {"UPDATE " + q.table + " SET " + q.lock_until + " = " + ts(1) + owned + ts(4) + returning,
                 {slot::lock_until, slot::name, slot::owner, slot::now}};
     }
 
-    statement delete_record(const table_name& t) const override {
-        return {"DELETE FROM " + sql_name(t) + " WHERE name = $1", {slot::name}};
+    statement delete_record(const sql::lock_table& t) const override {
+        const auto q = quoted(t);
+        return {"DELETE FROM " + q.table + " WHERE " + q.name + " = $1", {slot::name}};
     }
 
-    statement delete_expired_record(const table_name& t) const override {
-        return {"DELETE FROM " + sql_name(t) + " WHERE name = $1 AND lock_until <= " + ts(2), {slot::name, slot::now}};
+    statement delete_expired_record(const sql::lock_table& t) const override {
+        const auto q = quoted(t);
+        return {"DELETE FROM " + q.table + " WHERE " + q.name + " = $1 AND " + q.lock_until + " <= " + ts(2),
+                {slot::name, slot::now}};
     }
 
     std::string server_now_sql() const override { return std::string("SELECT ") + server_now; }

@@ -3,8 +3,9 @@
 
 namespace shedlock::providers::sql {
 
-// table_name admits letters, digits and '_' only, so no identifier ever holds a quote to escape.
-std::string sql_dialect::quote(const std::string& identifier) const { return "\"" + identifier + "\""; }
+// table_name and lock_columns admit letters, digits and '_' only, so no identifier ever holds a
+// quote to escape.
+std::string sql_dialect::quote_exact(const std::string& identifier) const { return "\"" + identifier + "\""; }
 
 std::string sql_dialect::least(const std::string& a, const std::string& b) const {
     return "LEAST(" + a + ", " + b + ")";
@@ -14,24 +15,34 @@ std::string sql_dialect::sql_name(const table_name& table) const {
     return table.schema() ? quote(*table.schema()) + "." + quote(table.table()) : quote(table.table());
 }
 
-statement sql_dialect::list(const table_name& table, const statement_options& options) const {
-    return {"SELECT name, locked_by, locked_at, lock_until" + std::string(options.fencing ? ", fencing_token" : "") +
-                " FROM " + sql_name(table) + " ORDER BY name",
-            {}};
+namespace {
+
+/// The columns list_locks and probe read, in the order sql_lock_provider reads them.
+std::string record_columns(const quoted_lock_table& q, const statement_options& options) {
+    return q.name + ", " + q.locked_by + ", " + q.locked_at + ", " + q.lock_until +
+           (options.fencing ? ", " + q.fencing_token : std::string());
 }
 
-statement sql_dialect::probe(const table_name& table, const statement_options& options) const {
-    return {"SELECT name, lock_until, locked_at, locked_by" + std::string(options.fencing ? ", fencing_token" : "") +
-                " FROM " + sql_name(table) + " WHERE 1 = 0",
-            {}};
+}  // namespace
+
+statement sql_dialect::list(const lock_table& table, const statement_options& options) const {
+    const auto q = quoted(table);
+    return {"SELECT " + record_columns(q, options) + " FROM " + q.table + " ORDER BY " + q.name, {}};
 }
 
-statement sql_dialect::delete_record(const table_name& table) const {
-    return {"DELETE FROM " + sql_name(table) + " WHERE name = ?", {slot::name}};
+statement sql_dialect::probe(const lock_table& table, const statement_options& options) const {
+    const auto q = quoted(table);
+    return {"SELECT " + record_columns(q, options) + " FROM " + q.table + " WHERE 1 = 0", {}};
 }
 
-statement sql_dialect::delete_expired_record(const table_name& table) const {
-    return {"DELETE FROM " + sql_name(table) + " WHERE name = ? AND lock_until <= ?", {slot::name, slot::now}};
+statement sql_dialect::delete_record(const lock_table& table) const {
+    const auto q = quoted(table);
+    return {"DELETE FROM " + q.table + " WHERE " + q.name + " = ?", {slot::name}};
+}
+
+statement sql_dialect::delete_expired_record(const lock_table& table) const {
+    const auto q = quoted(table);
+    return {"DELETE FROM " + q.table + " WHERE " + q.name + " = ? AND " + q.lock_until + " <= ?", {slot::name, slot::now}};
 }
 
 std::vector<std::string> sql_dialect::run_table_schema_sql(const table_name&) const {

@@ -49,7 +49,7 @@ sql_lock_provider::sql_lock_provider(std::unique_ptr<sql_dialect> dialect, conne
     : lock_provider(clock),
       dialect_(std::move(dialect)),
       options_(std::move(options)),
-      table_(options_.table),
+      table_(lock_table::with_case(table_name(options_.table), options_.columns, options_.upper_case)),
       pool_(std::move(factory), pool_settings(options_.pool_size, options_.pool_wait)) {
     check_schema();
     acquire_ = dialect_->acquire(table_, statement_options_());
@@ -70,6 +70,12 @@ bool sql_lock_provider::probe(bool fencing) {
     }
 }
 
+std::string sql_lock_provider::missing_columns_hint() const {
+    const auto q = dialect_->quoted(table_);
+    return " or lacks a column of " + q.name + ", " + q.lock_until + ", " + q.locked_at + ", " + q.locked_by +
+           " (rename them with the URI option columns=, e.g. columns=name:job)";
+}
+
 // First whether the table exists, then (once it surely does) whether it has the fencing column.
 // Asking in the other order raced with an instance creating the table in between: a table
 // missing at the first probe and present at the second read as a plain ShedLock table, and
@@ -78,8 +84,8 @@ void sql_lock_provider::check_schema() {
     if (!probe(false)) {
         if (!options_.create_schema_if_missing)
             throw storage_error(storage_category::missing_schema,
-                                dialect_->name() + " lock table \"" + table_.qualified() +
-                                    "\" does not exist. Create it (or run `shedlock schema apply`, or set "
+                                dialect_->name() + " lock table \"" + record_table() + "\" does not exist" +
+                                    missing_columns_hint() + ". Create it (or run `shedlock schema apply`, or set "
                                     "create_schema_if_missing):\n" + schema_sql());
         create_schema(pool_, {schema_sql()});
     }

@@ -8,9 +8,9 @@ std::string claims_table_from_uri(const provider_uri& uri) {
     return claims == uri.query.end() ? sql_idempotency_options{}.table : table_name(claims->second).qualified();
 }
 
-std::string schema_text(const sql_dialect& dialect, const table_name& lock_table, const table_name& runs_table,
+std::string schema_text(const sql_dialect& dialect, const lock_table& locks, const table_name& runs_table,
                         const table_name& claims_table) {
-    std::string ddl = dialect.schema_sql(lock_table);
+    std::string ddl = dialect.schema_sql(locks);
     try {
         for (const auto& statement : dialect.run_table_schema_sql(runs_table)) ddl += "\n\n" + statement + ";";
     } catch (const unsupported_operation_error&) {

@@ -10,6 +10,8 @@ void read_sql_uri_options(uri_options& options, sql_lock_options& out) {
     }
     if (auto runs = options.text("runs_table")) (void)table_name(*runs);  // for the run store
     if (auto claims = options.text("claims_table")) (void)table_name(*claims);  // for the idempotency store
+    if (auto columns = options.text("columns")) out.columns = lock_columns::parse(*columns);
+    if (auto v = options.flag("upper_case")) out.upper_case = *v;
     if (auto v = options.flag("use_db_time")) out.use_db_time = *v;
     if (auto v = options.flag("create_schema")) out.create_schema_if_missing = *v;
     if (auto v = options.integer("pool_size", 1, 256)) out.pool_size = static_cast<std::size_t>(*v);

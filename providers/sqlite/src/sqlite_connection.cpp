@@ -62,6 +62,15 @@ void enable_wal(SQLite::Database& db, std::chrono::milliseconds timeout) {
                                                 "program holds the file in rollback-journal mode");
 }
 
+/// Every identifier the statements write is double-quoted. SQLite reads a double-quoted name
+/// that matches no column as a string literal, so a probe for a missing (or misspelt, mapped)
+/// column would succeed and the statements then fail at the first lock. Off, such a name is
+/// the "no such column" error the start-up check reports.
+void refuse_quoted_strings(sqlite3* db) {
+    // DML only: DDL keeps the default, so a schema someone wrote with "..." literals still loads.
+    sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DML, 0, nullptr);
+}
+
 }  // namespace
 
 sqlite_connection::sqlite_connection(const sqlite_options& options)
@@ -69,6 +78,7 @@ sqlite_connection::sqlite_connection(const sqlite_options& options)
     try {
         db_ = std::make_unique<SQLite::Database>(path_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_NOMUTEX);
         install_busy_wait(db_->getHandle(), *busy_state_);
+        refuse_quoted_strings(db_->getHandle());
         enable_wal(*db_, options.busy_timeout);
         db_->exec(options.durability == sqlite_durability::full ? "PRAGMA synchronous = FULL"
                                                                  : "PRAGMA synchronous = NORMAL");

@@ -22,47 +22,50 @@ class sqlite_dialect final : public sql::sql_dialect {
 public:
     std::string name() const override { return "sqlite"; }
 
-    std::string schema_sql(const table_name& t) const override {
-        return "CREATE TABLE IF NOT EXISTS " + sql_name(t) +
-               " (\n  name VARCHAR(64) NOT NULL PRIMARY KEY,\n  lock_until TEXT NOT NULL,\n"
-               "  locked_at TEXT NOT NULL,\n  locked_by VARCHAR(255) NOT NULL,\n"
-               "  fencing_token BIGINT NOT NULL DEFAULT 0\n);";
+    std::string schema_sql(const sql::lock_table& t) const override {
+        const auto q = quoted(t);
+        return "CREATE TABLE IF NOT EXISTS " + q.table + " (\n  " + q.name + " VARCHAR(64) NOT NULL PRIMARY KEY,\n  " +
+               q.lock_until + " TEXT NOT NULL,\n  " + q.locked_at + " TEXT NOT NULL,\n  " + q.locked_by +
+               " VARCHAR(255) NOT NULL,\n  " + q.fencing_token + " BIGINT NOT NULL DEFAULT 0\n);";
     }
 
-    statement acquire(const table_name& t, const statement_options& o) const override {
+    statement acquire(const sql::lock_table& t, const statement_options& o) const override {
         // A live row makes the DO UPDATE's WHERE false: nothing is written, no row returned.
+        const auto q = quoted(t);
         const std::string until = o.db_time ? server_now_plus(2) : "?2";
         const std::string now = o.db_time ? server_now : "?3";
-        const std::string tb = quote(t.table());
-        std::string sql = "INSERT INTO " + sql_name(t) + " (name, lock_until, locked_at, locked_by" +
-                          (o.fencing ? ", fencing_token" : "") + ") VALUES (?1, " + until + ", " + now + ", ?4" +
-                          (o.fencing ? ", 1" : "") +
-                          ") ON CONFLICT (name) DO UPDATE SET lock_until = excluded.lock_until, "
-                          "locked_at = excluded.locked_at, locked_by = excluded.locked_by" +
-                          (o.fencing ? ", fencing_token = " + tb + ".fencing_token + 1" : "") + " WHERE " + tb +
-                          ".lock_until <= excluded.locked_at RETURNING locked_at, lock_until" +
-                          (o.fencing ? ", fencing_token" : "");
+        const std::string token = o.fencing ? ", " + q.fencing_token : "";
+        std::string sql = "INSERT INTO " + q.table + " (" + q.name + ", " + q.lock_until + ", " + q.locked_at + ", " +
+                          q.locked_by + token + ") VALUES (?1, " + until + ", " + now + ", ?4" +
+                          (o.fencing ? ", 1" : "") + ") ON CONFLICT (" + q.name + ") DO UPDATE SET " + q.lock_until +
+                          " = excluded." + q.lock_until + ", " + q.locked_at + " = excluded." + q.locked_at + ", " +
+                          q.locked_by + " = excluded." + q.locked_by +
+                          (o.fencing ? ", " + q.fencing_token + " = " + q.table_only + "." + q.fencing_token + " + 1" : "") +
+                          " WHERE " + q.table_only + "." + q.lock_until + " <= excluded." + q.locked_at + " RETURNING " +
+                          q.locked_at + ", " + q.lock_until + token;
         return {sql, {slot::name, o.db_time ? slot::at_most_ms : slot::lock_until, slot::now, slot::owner}};
     }
 
-    statement unlock(const table_name& t, const statement_options& o) const override {
+    statement unlock(const sql::lock_table& t, const statement_options& o) const override {
+        const auto q = quoted(t);
+        const std::string set = "UPDATE " + q.table + " SET " + q.lock_until + " = ";
+        const std::string owned = " WHERE " + q.name + " = ?2 AND " + q.locked_by + " = ?3 AND " + q.lock_until + " > ";
         if (o.db_time)
-            return {"UPDATE " + sql_name(t) + " SET lock_until = " + released_until(server_now_plus(1), o) +
-                        " WHERE name = ?2 AND locked_by = ?3 AND lock_until > " + server_now,
+            return {set + released_until(q.lock_until, server_now_plus(1), o) + owned + server_now,
                     {slot::keep_for_ms, slot::name, slot::owner}};
-        return {"UPDATE " + sql_name(t) + " SET lock_until = " + released_until("?1", o) +
-                    " WHERE name = ?2 AND locked_by = ?3 AND lock_until > ?4",
+        return {set + released_until(q.lock_until, "?1", o) + owned + "?4",
                 {slot::unlock_until, slot::name, slot::owner, slot::now}};
     }
 
-    statement extend(const table_name& t, const statement_options& o) const override {
+    statement extend(const sql::lock_table& t, const statement_options& o) const override {
+        const auto q = quoted(t);
+        const std::string set = "UPDATE " + q.table + " SET " + q.lock_until + " = ";
+        const std::string owned = " WHERE " + q.name + " = ?2 AND " + q.locked_by + " = ?3 AND " + q.lock_until + " > ";
+        const std::string returning = " RETURNING " + q.lock_until;
         if (o.db_time)
-            return {"UPDATE " + sql_name(t) + " SET lock_until = " + server_now_plus(1) +
-                        " WHERE name = ?2 AND locked_by = ?3 AND lock_until > " + server_now + " RETURNING lock_until",
+            return {set + server_now_plus(1) + owned + server_now + returning,
                     {slot::at_most_ms, slot::name, slot::owner}};
-        return {"UPDATE " + sql_name(t) +
-                    " SET lock_until = ?1 WHERE name = ?2 AND locked_by = ?3 AND lock_until > ?4 RETURNING lock_until",
-                {slot::lock_until, slot::name, slot::owner, slot::now}};
+        return {set + "?1" + owned + "?4" + returning, {slot::lock_until, slot::name, slot::owner, slot::now}};
     }
 
     std::string server_now_sql() const override { return std::string("SELECT ") + server_now; }

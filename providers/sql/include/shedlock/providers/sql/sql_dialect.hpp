@@ -6,9 +6,14 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace shedlock::providers::sql {
+
+/// True for a plain identifier: a letter or '_' first, then letters, digits and '_', at most 63
+/// characters (PostgreSQL's limit, the tightest of the three databases).
+bool is_plain_identifier(const std::string& s);
 
 /// A validated table reference `[schema.]table`: letters, digits, '_' only. Dialects still
 /// quote it (sql_dialect::sql_name), so reserved words such as `select` or `order` work.
@@ -23,6 +28,54 @@ public:
 private:
     std::optional<std::string> schema_;
     std::string table_;
+};
+
+/// The lock table's column names (ShedLock's `withColumnNames`), unquoted. Each is a plain
+/// identifier (the same rules as table_name); the fencing column is optional in the table.
+struct lock_columns {
+    std::string name = "name";
+    std::string lock_until = "lock_until";
+    std::string locked_at = "locked_at";
+    std::string locked_by = "locked_by";
+    std::string fencing_token = "fencing_token";
+
+    /// Reads a mapping `key:column,...` (any subset of the five keys above). Throws
+    /// configuration_error naming the value and the fix for an unknown key, a key given twice,
+    /// a column used for two keys, or a column that is not a plain identifier.
+    static lock_columns parse(const std::string& mapping);
+    /// Every name in upper case (ShedLock's `withDbUpperCase`).
+    lock_columns upper_case() const;
+};
+
+/// The lock table as every lock statement sees it: where it is, what its columns are called,
+/// and whether those names are meant in their exact case. By default a dialect writes names as
+/// an unquoted name would mean them (PostgreSQL folds them to lower case); `exact_case` (the
+/// `upper_case=true` option) quotes them as given, for tables created with quoted upper-case
+/// names (Oracle-style `"SHEDLOCK"` on PostgreSQL).
+class lock_table {
+public:
+    /// ShedLock's column names, folded as unquoted names.
+    lock_table(table_name table) : table_(std::move(table)) {}  // NOLINT: a plain table is a lock table
+    lock_table(table_name table, lock_columns columns, bool exact_case)
+        : table_(std::move(table)), columns_(std::move(columns)), exact_case_(exact_case) {}
+    /// `table` and `columns` upper-cased and meant exactly, when `upper_case` (else as given).
+    static lock_table with_case(const table_name& table, const lock_columns& columns, bool upper_case);
+
+    const table_name& table() const noexcept { return table_; }
+    const lock_columns& columns() const noexcept { return columns_; }
+    bool exact_case() const noexcept { return exact_case_; }
+
+private:
+    table_name table_;
+    lock_columns columns_;
+    bool exact_case_ = false;
+};
+
+/// The lock table's names as a statement writes them: each quoted for the dialect.
+struct quoted_lock_table {
+    std::string table;       ///< `[schema.]table`
+    std::string table_only;  ///< the table without its schema, to qualify a column (`t.col`)
+    std::string name, lock_until, locked_at, locked_by, fencing_token;
 };
 
 /// Values a statement may bind; the dialect lists which ones, in placeholder order.
@@ -69,6 +122,8 @@ inline constexpr const char* run_record_columns =
 /// - tasks: none; SELECT DISTINCT task ... ORDER BY task
 /// - prune_count: task, how many newest to keep;  prune_age: finished_at cut-off (timestamp text)
 /// - probe: none; fails iff the table is missing
+/// - last_runs_of_instance: task, instance, limit; as last_runs, only the instance's records (it
+///   walks the (task, id) index newest first: at most the task's retained records)
 struct run_statements {
     std::string insert, last_runs, tasks, prune_count, prune_age, probe, last_runs_of_instance;
 };
@@ -101,39 +156,44 @@ class sql_dialect {
 public:
     virtual ~sql_dialect() = default;
     virtual std::string name() const = 0;
-    /// `identifier` quoted for this database (default: standard SQL double quotes).
-    virtual std::string quote(const std::string& identifier) const;
+    /// `identifier` quoted for this database as an unquoted name would mean it (default:
+    /// standard SQL double quotes; PostgreSQL folds to lower case first).
+    virtual std::string quote(const std::string& identifier) const { return quote_exact(identifier); }
+    /// `identifier` quoted in its exact case (default: standard SQL double quotes).
+    virtual std::string quote_exact(const std::string& identifier) const;
     /// The quoted `[schema.]table` to write into SQL text.
     std::string sql_name(const table_name& table) const;
-    /// CREATE TABLE for the lock table (ShedLock columns + fencing_token).
-    virtual std::string schema_sql(const table_name& table) const = 0;
+    /// Every name of the lock table, quoted (exactly when table.exact_case()).
+    quoted_lock_table quoted(const lock_table& table) const;
+    /// CREATE TABLE for the lock table (ShedLock columns + fencing_token), under its mapped names.
+    virtual std::string schema_sql(const lock_table& table) const = 0;
     /// One atomic statement: insert if absent, take over if expired, else write nothing.
-    virtual statement acquire(const table_name& table, const statement_options& options) const = 0;
+    virtual statement acquire(const lock_table& table, const statement_options& options) const = 0;
     virtual acquire_result acquire_reports() const { return acquire_result::returning_row; }
     /// Owner-checked release to unlock_until (or server now + keep_for_ms), capped at the stored
     /// lock_until (released_until()) unless options.hold_past_lease.
-    virtual statement unlock(const table_name& table, const statement_options& options) const = 0;
+    virtual statement unlock(const lock_table& table, const statement_options& options) const = 0;
     /// Owner-checked, live-only extension; reports a row (lock_until) or affected rows > 0.
-    virtual statement extend(const table_name& table, const statement_options& options) const = 0;
+    virtual statement extend(const lock_table& table, const statement_options& options) const = 0;
     /// SELECT name, locked_by, locked_at, lock_until[, fencing_token] ... ORDER BY name.
-    virtual statement list(const table_name& table, const statement_options& options) const;
+    virtual statement list(const lock_table& table, const statement_options& options) const;
     /// A statement that fails iff the table (or, with fencing, the fencing_token column) is missing.
-    virtual statement probe(const table_name& table, const statement_options& options) const;
+    virtual statement probe(const lock_table& table, const statement_options& options) const;
     /// DELETE of one record by name (tools only: benchmark cleanup). Default uses `?`.
-    virtual statement delete_record(const table_name& table) const;
+    virtual statement delete_record(const lock_table& table) const;
     /// DELETE of one record by name iff `lock_until <= ` the bound time (slot::now). Default uses `?`.
-/// - last_runs_of_instance: task, instance, limit; as last_runs, only the instance's records (it
-///   walks the (task, id) index newest first: at most the task's retained records)
-    virtual statement delete_expired_record(const table_name& table) const;
+    virtual statement delete_expired_record(const lock_table& table) const;
     /// The server clock as timestamp text (for clock-offset checks).
     virtual std::string server_now_sql() const = 0;
     /// The smaller of two SQL expressions of the same type (default: LEAST; SQLite: MIN).
     virtual std::string least(const std::string& a, const std::string& b) const;
-    /// The value an unlock writes to lock_until: `until`, capped at the stored lock_until unless
+    /// The value an unlock writes to lock_until: `until`, capped at the stored lock_until (the
+    /// quoted column `lock_until`) unless
     /// the minimum hold outlasts the lease. A release that arrives late (held in transit,
     /// re-sent after a timeout) then never lengthens the lease.
-    std::string released_until(const std::string& until, const statement_options& options) const {
-        return options.hold_past_lease ? until : least("lock_until", until);
+    std::string released_until(const std::string& lock_until, const std::string& until,
+                               const statement_options& options) const {
+        return options.hold_past_lease ? until : least(lock_until, until);
     }
 
     /// DDL of the run-record table, one statement per element (CREATE TABLE, CREATE INDEX).

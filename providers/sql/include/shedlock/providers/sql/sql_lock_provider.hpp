@@ -14,6 +14,9 @@ namespace shedlock::providers::sql {
 /// Options common to every SQL provider.
 struct sql_lock_options {
     std::string table = "shedlock";          ///< `[schema.]table`, validated
+    lock_columns columns;                    ///< the table's column names (ShedLock's by default)
+    /// Table and column names upper-cased and quoted exactly (ShedLock's withDbUpperCase).
+    bool upper_case = false;
     bool use_db_time = false;                ///< "now" is the database server's clock
     bool create_schema_if_missing = false;   ///< create the table at start-up instead of failing
     std::size_t pool_size = 4;
@@ -42,8 +45,9 @@ public:
     /// The DDL of this provider's table in its dialect.
     std::string schema_sql() const { return dialect_->schema_sql(table_); }
     const sql_dialect& dialect() const noexcept { return *dialect_; }
-    const table_name& table() const noexcept { return table_; }
-    std::string record_table() const override { return table_.qualified(); }
+    /// The table with its mapped column names, as every statement uses it.
+    const lock_table& table() const noexcept { return table_; }
+    std::string record_table() const override { return table_.table().qualified(); }
     /// The database server's current time (for clock-offset checks).
     timestamp server_now();
     std::optional<timestamp> server_time() override { return server_now(); }
@@ -56,13 +60,15 @@ private:
                                    std::chrono::milliseconds at_least) override;
 
     void check_schema();
+    /// What a probe that failed may also mean: a column the statements name is missing.
+    std::string missing_columns_hint() const;
     /// True when the probe statement runs: the table exists (with the fencing column if asked).
     bool probe(bool fencing);
     statement_options statement_options_() const { return {fencing_, options_.use_db_time}; }
 
     std::unique_ptr<sql_dialect> dialect_;
     sql_lock_options options_;
-    table_name table_;
+    lock_table table_;
     connection_pool pool_;
     bool fencing_ = true;
     statement acquire_, unlock_, extend_;

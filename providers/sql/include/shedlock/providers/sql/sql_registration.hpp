@@ -18,7 +18,7 @@ namespace shedlock::providers::sql {
 
 /// The lock table's DDL, then the run-record table's and the claims table's (statements
 /// separated by ";").
-std::string schema_text(const sql_dialect& dialect, const table_name& lock_table, const table_name& runs_table,
+std::string schema_text(const sql_dialect& dialect, const lock_table& locks, const table_name& runs_table,
                         const table_name& claims_table);
 
 /// The claims table of a URI: `claims_table=` (default `shedlock_claims`), validated.
@@ -52,7 +52,8 @@ backend_registration sql_backend(std::string name, std::vector<std::string> sche
         return make_claims(options, request.clock ? *request.clock : system_clock::instance());
     };
     backend.schema = [make_dialect](const provider_uri& uri) {
-        return schema_text(*make_dialect(), table_name(LockOptions::from_uri(uri).table),
+        const auto locks = LockOptions::from_uri(uri);
+        return schema_text(*make_dialect(), lock_table::with_case(table_name(locks.table), locks.columns, locks.upper_case),
                            table_name(RunOptions::from_uri(uri).table), table_name(claims_table_from_uri(uri)));
     };
     return backend;

@@ -8,7 +8,8 @@
 
 namespace shedlock::providers::sql {
 
-/// Reads `table`, `use_db_time`, `pool_size` and `create_schema` from `options` into `out`
+/// Reads `table`, `columns` (the lock table's column mapping, see lock_columns::parse),
+/// `upper_case`, `use_db_time`, `pool_size` and `create_schema` from `options` into `out`
 /// (keys that are absent leave `out` unchanged). Also takes and validates `runs_table` (the run
 /// store's table, read by read_sql_run_uri_options), so one URI opens both. Bad values throw configuration_error naming the
 /// key; the caller reads its own keys and then calls `options.finish()`.
