@@ -12,8 +12,12 @@ using sql::statement_options;
 using sql::table_name;
 
 // now() is fixed at the start of the statement's transaction (each statement is its own), so
-// every "now" in one statement agrees; truncated to ms so a stored TIMESTAMP(3) never rounds up.
+// every "now" in one statement agrees. What we store is truncated to ms, so a TIMESTAMP(3)
+// column never rounds it up; what we compare against is the exact now (server_now_exact): Java
+// ShedLock in db time stores untruncated microseconds, and its lock_until of 12:00:00.123456
+// must be free at 12:00:00.123900, which the truncated 12:00:00.123 would deny.
 constexpr const char* server_now = "date_trunc('milliseconds', now() AT TIME ZONE 'UTC')";
+constexpr const char* server_now_exact = "(now() AT TIME ZONE 'UTC')";
 
 std::string server_now_plus(int param) {
     return std::string("(") + server_now + " + $" + std::to_string(param) + "::bigint * interval '1 millisecond')";
@@ -55,9 +59,11 @@ public:
     statement acquire(const sql::lock_table& t, const statement_options& o) const override {
         const auto q = quoted(t);
         const std::string now = o.db_time ? "n.t" : ts(3);
+        const std::string expired_by = o.db_time ? "n.exact" : ts(3);
         const std::string until = o.db_time ? "n.t + $2::bigint * interval '1 millisecond'" : ts(2);
         const std::string token = o.fencing ? ", " + q.fencing_token : "";
-        const std::string n = o.db_time ? std::string("n AS (SELECT ") + server_now + " AS t), " : "";
+        const std::string n =
+            o.db_time ? std::string("n AS (SELECT ") + server_now + " AS t, " + server_now_exact + " AS exact), " : "";
         const std::string from_n = o.db_time ? " FROM n" : "";
         const std::string owner = o.db_time ? "$3" : "$4";  // db time binds no client "now"
         const std::string returning = " RETURNING " + q.locked_at + ", " + q.lock_until + token;
@@ -66,7 +72,7 @@ public:
             "WITH " + n + "taken AS (UPDATE " + q.table + " SET " + q.lock_until + " = " + until + ", " + q.locked_at +
             " = " + now + ", " + q.locked_by + " = " + owner +
             (o.fencing ? ", " + q.fencing_token + " = " + q.table_only + "." + q.fencing_token + " + 1" : "") + from_n +
-            " WHERE " + q.name + " = $1 AND " + q.lock_until + " <= " + now + returning + "), created AS (INSERT INTO " +
+            " WHERE " + q.name + " = $1 AND " + q.lock_until + " <= " + expired_by + returning + "), created AS (INSERT INTO " +
             q.table + " (" + q.name + ", " + q.lock_until + ", " + q.locked_at + ", " + q.locked_by + token +
             ") SELECT $1, " + until + ", " + now + ", " + owner + (o.fencing ? ", 1" : "") + from_n +
             " WHERE NOT EXISTS (SELECT 1 FROM taken) ON CONFLICT (" + q.name + ") DO NOTHING" + returning +
@@ -84,7 +90,7 @@ public:
         const std::string until = released_until(q.lock_until, o.db_time ? server_now_plus(1) : ts(1), o);
         const std::string head = "UPDATE " + q.table + " SET " + q.lock_until + " = " + until + relaxed + " WHERE " +
                                  q.name + " = $2 AND " + q.locked_by + " = $3 AND " + q.lock_until + " > ";
-        if (o.db_time) return {head + server_now, {slot::keep_for_ms, slot::name, slot::owner}};
+        if (o.db_time) return {head + server_now_exact, {slot::keep_for_ms, slot::name, slot::owner}};
         return {head + ts(4), {slot::unlock_until, slot::name, slot::owner, slot::now}};
     }
 
@@ -93,7 +99,7 @@ public:
         const std::string owned = " WHERE " + q.name + " = $2 AND " + q.locked_by + " = $3 AND " + q.lock_until + " > ";
         const std::string returning = " RETURNING " + q.lock_until;
         if (o.db_time)
-            return {"UPDATE " + q.table + " SET " + q.lock_until + " = " + server_now_plus(1) + owned + server_now +
+            return {"UPDATE " + q.table + " SET " + q.lock_until + " = " + server_now_plus(1) + owned + server_now_exact +
                         returning,
                     {slot::at_most_ms, slot::name, slot::owner}};
         return {"UPDATE " + q.table + " SET " + q.lock_until + " = " + ts(1) + owned + ts(4) + returning,

@@ -73,7 +73,8 @@ bool sql_lock_provider::probe(bool fencing) {
 std::string sql_lock_provider::missing_columns_hint() const {
     const auto q = dialect_->quoted(table_);
     return " or lacks a column of " + q.name + ", " + q.lock_until + ", " + q.locked_at + ", " + q.locked_by +
-           " (rename them with the URI option columns=, e.g. columns=name:job)";
+           " (map other names with the URI option columns=, e.g. columns=name:job; upper_case=true for a table "
+           "created with quoted upper-case names)";
 }
 
 // First whether the table exists, then (once it surely does) whether it has the fencing column.

@@ -1,0 +1,139 @@
+// A lock table shared with Java ShedLock in db time (usingDbTime()): the statements Java's
+// PostgresSqlServerTimeStatementsSource sends, run through libpq beside our provider.
+#include "postgres_test_server.hpp"
+
+#include <shedlock/providers/postgres_lock_provider.hpp>
+
+#include <catch2/catch.hpp>
+#include <pqxx/pqxx>
+
+#include <unistd.h>
+
+#include <iostream>
+
+using namespace shedlock;
+using namespace shedlock::providers;
+
+namespace test_server = shedlock::test::postgres_server;
+
+namespace java_sharing {
+
+/// Java ShedLock's db-time statements for `table` (ShedLock's default column names), with its
+/// named parameters as $1 = name, $2 = locked_by, $3 = seconds (lockAtMostFor or lockAtLeastFor).
+struct java_statements {
+    std::string lock, unlock;
+};
+
+java_statements java_statements_for(const std::string& table) {
+    const std::string now = "timezone('utc', CURRENT_TIMESTAMP)";
+    const std::string at_most = now + " + make_interval(secs => $3::double precision)";
+    const std::string at_least = "locked_at + make_interval(secs => $3::double precision)";
+    return {"INSERT INTO " + table + "(name, lock_until, locked_at, locked_by) VALUES($1, " + at_most + ", " + now +
+                ", $2) ON CONFLICT (name) DO UPDATE SET lock_until = " + at_most + ", locked_at = " + now +
+                ", locked_by = $2 WHERE " + table + ".name = $1 AND " + table + ".lock_until <= " + now,
+            "UPDATE " + table + " SET lock_until = CASE WHEN " + at_least + " > " + now + " THEN " + at_least + " ELSE " +
+                now + " END WHERE name = $1 AND locked_by = $2"};
+}
+
+/// A Java ShedLock instance: its own connection, autocommit statements as JdbcTemplate sends them.
+class java_instance {
+public:
+    java_instance(const std::string& table, std::string owner)
+        : connection_(connection_string()), sql_(java_statements_for(table)), owner_(std::move(owner)) {}
+
+    bool lock(const std::string& name, double at_most_seconds = 60) {
+        pqxx::nontransaction w(connection_);
+        return w.exec_params(sql_.lock, name, owner_, at_most_seconds).affected_rows() == 1;
+    }
+    void unlock(const std::string& name) {
+        pqxx::nontransaction w(connection_);
+        w.exec_params(sql_.unlock, name, owner_, 0.0);
+    }
+
+private:
+    static std::string connection_string() {
+        const auto o = postgres_options::from_uri(parse_provider_uri(test_server::uri()));
+        return "host=" + o.host + " port=" + std::to_string(o.port) + " dbname=" + o.database + " user=" + o.user +
+               " password=" + o.password.value_or("");
+    }
+
+    pqxx::connection connection_;
+    java_statements sql_;
+    std::string owner_;
+};
+
+/// Java's lock, unlock, re-lock `cycles` times; how many re-locks right after an unlock were refused.
+int refused_relocks(java_instance& java, const std::string& name, int cycles) {
+    REQUIRE(java.lock(name));
+    int refused = 0;
+    for (int i = 0; i < cycles; ++i) {
+        java.unlock(name);
+        if (!java.lock(name)) ++refused;
+    }
+    return refused;
+}
+
+std::string unique_table(const std::string& stem) { return stem + "_" + std::to_string(::getpid()); }
+
+/// Our provider on `table` in db time, creating the table with our DDL when it is missing.
+std::unique_ptr<sql::sql_lock_provider> our_provider(const std::string& table) {
+    auto o = postgres_options::from_uri(parse_provider_uri(test_server::uri()));
+    o.table = table;
+    o.use_db_time = true;
+    o.create_schema_if_missing = true;
+    return make_postgres_lock_provider(o);
+}
+
+}  // namespace java_sharing
+
+using namespace java_sharing;
+
+TEST_CASE("postgres: Java ShedLock in db time re-locks right after its unlock on the table our DDL creates",
+          "[postgres][java]") {
+    constexpr int cycles = 1000;
+    const std::string ours = unique_table("java_ours");
+    test_server::exec("DROP TABLE IF EXISTS " + ours);
+    (void)our_provider(ours);  // `shedlock schema apply` runs the same DDL
+    java_instance on_ours(ours, "java-host-1");
+    const int refused_ours = refused_relocks(on_ours, "relock", cycles);
+
+    // The negative control: the TIMESTAMP(3) columns our DDL had before. Java's now() is not
+    // truncated; the stored value rounds half-up, so lock_until can lie up to 0.5 ms ahead.
+    const std::string rounded = unique_table("java_ts3");
+    test_server::exec("DROP TABLE IF EXISTS " + rounded);
+    test_server::exec("CREATE TABLE " + rounded + " (name VARCHAR(64) NOT NULL PRIMARY KEY, lock_until TIMESTAMP(3) "
+                      "NOT NULL, locked_at TIMESTAMP(3) NOT NULL, locked_by VARCHAR(255) NOT NULL)");
+    java_instance on_rounded(rounded, "java-host-1");
+    const int refused_rounded = refused_relocks(on_rounded, "relock", cycles);
+
+    std::cout << "Java re-locks refused right after unlock, " << cycles << " cycles: TIMESTAMP " << refused_ours
+              << ", TIMESTAMP(3) " << refused_rounded << " (" << 100.0 * refused_rounded / cycles << " %)\n";
+    CHECK(refused_ours == 0);
+    CHECK(refused_rounded > 0);  // the trap is real, so the check above means something
+    test_server::exec("DROP TABLE " + ours + ", " + rounded);
+}
+
+TEST_CASE("postgres: our provider and Java ShedLock's statements exclude each other on one table", "[postgres][java]") {
+    const std::string table = unique_table("java_shared");
+    test_server::exec("DROP TABLE IF EXISTS " + table);
+    auto ours = our_provider(table);
+    java_instance java(table, "java-host-2");
+    const lock_configuration config{"shared-job", std::chrono::minutes{1}};
+
+    REQUIRE(java.lock("shared-job"));
+    CHECK_FALSE(ours->try_lock(config));
+    const auto listed = ours->list_locks();
+    REQUIRE(listed.size() == 1);
+    CHECK(listed.front().locked_by == "java-host-2");  // Java's microsecond times read fine
+    CHECK(listed.front().lock_until > listed.front().locked_at);
+
+    java.unlock("shared-job");
+    auto held = ours->try_lock(config);  // at once: Java's exact lock_until is compared exactly
+    REQUIRE(held);
+    CHECK_FALSE(java.lock("shared-job"));
+    held->unlock();
+    CHECK(java.lock("shared-job"));  // right after our unlock
+    CHECK_FALSE(ours->try_lock(config));
+    java.unlock("shared-job");
+    test_server::exec("DROP TABLE " + table);
+}
