@@ -1,0 +1,124 @@
+// A lock table shared with Java ShedLock in db time (usingDbTime()): the statements Java's
+// MySqlServerTimeStatementsSource sends, run through the MariaDB C API beside our provider.
+#include "mysql_connection.hpp"  // a MariaDB Connector/C session with bound parameters
+#include "mysql_test_server.hpp"
+
+#include <shedlock/providers/mysql_lock_provider.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <iostream>
+
+using namespace shedlock;
+using namespace shedlock::providers;
+
+namespace mysql_server = shedlock::test::mysql_server;
+
+namespace java_sharing {
+
+/// A Java ShedLock instance in db time on `table` (ShedLock's default column names): INSERT
+/// IGNORE, and when that inserted nothing the expired-only UPDATE; unlock to
+/// max(locked_at + lockAtLeastFor, now). Times in microseconds, as Java binds them.
+class java_instance {
+public:
+    java_instance(const std::string& table, std::string owner)
+        : session_(mysql_options::from_uri(parse_provider_uri(mysql_server::uri()))), table_(table), owner_(std::move(owner)) {}
+
+    bool lock(const std::string& name, std::int64_t at_most_micros = 60'000'000) {
+        const std::string now = "UTC_TIMESTAMP(3)";
+        const std::string until = "TIMESTAMPADD(MICROSECOND, ?, " + now + ")";
+        const auto inserted = session_.execute("INSERT IGNORE INTO " + table_ + "(name, lock_until, locked_at, locked_by) "
+                                               "VALUES(?, " + until + ", " + now + ", ?)",
+                                               {name, at_most_micros, owner_});
+        if (inserted.affected_rows > 0) return true;
+        return session_.execute("UPDATE " + table_ + " SET lock_until = " + until + ", locked_at = " + now +
+                                    ", locked_by = ? WHERE name = ? AND lock_until <= " + now,
+                                {at_most_micros, owner_, name})
+                   .affected_rows > 0;
+    }
+    void unlock(const std::string& name) {
+        const std::string at_least = "TIMESTAMPADD(MICROSECOND, ?, locked_at)";
+        session_.execute("UPDATE " + table_ + " SET lock_until = IF (" + at_least + " > UTC_TIMESTAMP(3), " + at_least +
+                             ", UTC_TIMESTAMP(3)) WHERE name = ? AND locked_by = ?",
+                         {std::int64_t{0}, std::int64_t{0}, name, owner_});
+    }
+
+private:
+    providers::detail::mysql_connection session_;
+    std::string table_;
+    std::string owner_;
+};
+
+std::string unique_table(const std::string& stem) { return stem + "_" + std::to_string(::getpid()); }
+
+std::unique_ptr<sql::sql_lock_provider> our_provider(const std::string& table) {
+    auto o = mysql_options::from_uri(parse_provider_uri(mysql_server::uri()));
+    o.table = table;
+    o.use_db_time = true;
+    o.create_schema_if_missing = true;
+    return make_mysql_lock_provider(o);
+}
+
+int refused_relocks(java_instance& java, const std::string& name, int cycles) {
+    REQUIRE(java.lock(name));
+    int refused = 0;
+    for (int i = 0; i < cycles; ++i) {
+        java.unlock(name);
+        if (!java.lock(name)) ++refused;
+    }
+    return refused;
+}
+
+}  // namespace java_sharing
+
+using namespace java_sharing;
+
+TEST_CASE("mysql: Java ShedLock in db time re-locks right after its unlock, on our DDL and on its own", "[mysql][java]") {
+    constexpr int cycles = 1000;
+    const std::string ours = unique_table("java_ours");
+    mysql_server::exec("DROP TABLE IF EXISTS " + ours);
+    (void)our_provider(ours);
+    java_instance on_ours(ours, "java-host-1");
+    const int refused_ours = refused_relocks(on_ours, "relock", cycles);
+
+    // Java's documented MySQL DDL. UTC_TIMESTAMP(3) is already whole milliseconds, so nothing
+    // rounds here (unlike PostgreSQL's now()); the session time zone is UTC as ours sets it.
+    const std::string javas = unique_table("java_theirs");
+    mysql_server::exec("DROP TABLE IF EXISTS " + javas);
+    mysql_server::exec("CREATE TABLE " + javas + "(name VARCHAR(64) NOT NULL, lock_until TIMESTAMP(3) NOT NULL, locked_at "
+                       "TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3), locked_by VARCHAR(255) NOT NULL, PRIMARY KEY (name))");
+    java_instance on_javas(javas, "java-host-1");
+    const int refused_javas = refused_relocks(on_javas, "relock", cycles);
+
+    std::cout << "MariaDB: Java re-locks refused right after unlock, " << cycles << " cycles: DATETIME(3) (ours) "
+              << refused_ours << ", TIMESTAMP(3) (Java's DDL) " << refused_javas << "\n";
+    CHECK(refused_ours == 0);
+    CHECK(refused_javas == 0);
+    mysql_server::exec("DROP TABLE " + ours + ", " + javas);
+}
+
+TEST_CASE("mysql: our provider and Java ShedLock's statements exclude each other on one table", "[mysql][java]") {
+    const std::string table = unique_table("java_shared");
+    mysql_server::exec("DROP TABLE IF EXISTS " + table);
+    auto ours = our_provider(table);
+    java_instance java(table, "java-host-2");
+    const lock_configuration config{"shared-job", std::chrono::minutes{1}};
+
+    REQUIRE(java.lock("shared-job"));
+    CHECK_FALSE(ours->try_lock(config));
+    const auto listed = ours->list_locks();
+    REQUIRE(listed.size() == 1);
+    CHECK(listed.front().locked_by == "java-host-2");
+
+    java.unlock("shared-job");
+    auto held = ours->try_lock(config);
+    REQUIRE(held);
+    CHECK_FALSE(java.lock("shared-job"));
+    held->unlock();
+    CHECK(java.lock("shared-job"));
+    CHECK_FALSE(ours->try_lock(config));
+    java.unlock("shared-job");
+    mysql_server::exec("DROP TABLE " + table);
+}
