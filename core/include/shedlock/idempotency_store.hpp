@@ -103,7 +103,8 @@ public:
                                      std::optional<std::int64_t> fencing_token = std::nullopt);
     /// Marks the claim done with `result`; claim_lost (nothing written) unless the record still
     /// belongs to this claim and is running. Safe to repeat: a record that this claim already
-    /// marked done is `finished` (so a retry after a lost answer is not taken for a lost claim).
+    /// marked done is `finished` and keeps its first result (so a retry after a lost answer is not
+    /// taken for a lost claim).
     /// Server backends retry once on a new connection when the pooled one broke (a restart, a
     /// killed session, a timeout); a storage_error after that means the completion is in doubt:
     /// report it loudly, the key may be worked on again once claim_for has passed.

@@ -111,8 +111,12 @@ TEST_CASE("idempotency conformance: a lost owner cannot complete or fail the new
     CHECK(stored->owner == new_claim.claim->owner);
     CHECK(stored->result.empty());
     REQUIRE(f.store->complete(*new_claim.claim, "fresh") == finish_status::finished);
-    CHECK(f.store->complete(*new_claim.claim, "twice") == finish_status::claim_lost);  // done is final
+    // Repeatable (a retry after a lost answer is success), but done is final: nothing is
+    // written again, and a done claim cannot be failed.
+    CHECK(f.store->complete(*new_claim.claim, "twice") == finish_status::finished);
+    CHECK(f.store->fail(*new_claim.claim, "after done") == finish_status::claim_lost);
     CHECK(f.store->find(key)->result == "fresh");
+    CHECK(f.store->find(key)->state == "done");
 }
 
 TEST_CASE("idempotency conformance: an expired claim not taken over can still complete", "[idempotency_conformance]") {
