@@ -141,7 +141,9 @@ execution_result locking_task_executor::execute(const locked_task& task, const l
     const auto started = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     std::optional<lock_handle> handle;
     try {
-        handle = provider_->try_lock(config);
+        handle = options.wait_for_lock.count() > 0
+                     ? try_lock_for(*provider_, config, options.wait_for_lock, options.wait)
+                     : provider_->try_lock(config);
     } catch (const storage_error& e) {
         if (instruments) {
             if (timed) metrics_->observe_acquire(seconds_since(started));

@@ -3,12 +3,15 @@
 
 #include <cctype>
 #include <cstdio>
+#include <thread>
 
 namespace shedlock {
 
 using namespace std::chrono;
 
 timestamp system_clock::now() const { return floor<milliseconds>(std::chrono::system_clock::now()); }
+
+void clock::sleep_for(milliseconds d) const { std::this_thread::sleep_for(d); }
 
 const system_clock& system_clock::instance() {
     static const system_clock clock;

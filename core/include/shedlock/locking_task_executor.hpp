@@ -4,6 +4,7 @@
 
 #include <shedlock/idempotency_store.hpp>
 #include <shedlock/lock_provider.hpp>
+#include <shedlock/lock_wait.hpp>
 #include <shedlock/task_context.hpp>
 
 #include <chrono>
@@ -73,6 +74,11 @@ struct execute_options {
     /// not run), a live claim of another owner skipped_locked; the task's return completes the
     /// claim (with task_context::set_result), its exception fails it.
     std::optional<idempotency_options> idempotency = {};
+    /// While the lock is held elsewhere, keep trying for this long (try_lock_for, lock_wait.hpp)
+    /// before the outcome is skipped_locked; zero: one attempt.
+    std::chrono::milliseconds wait_for_lock{0};
+    /// How that wait polls, and what ends it early (stop_requested).
+    lock_wait_options wait = {};
 };
 
 using locked_task = std::function<void(task_context&)>;

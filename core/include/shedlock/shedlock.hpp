@@ -7,6 +7,7 @@
 #include <shedlock/lock_assert.hpp>
 #include <shedlock/lock_configuration.hpp>
 #include <shedlock/lock_provider.hpp>
+#include <shedlock/lock_wait.hpp>
 #include <shedlock/locking_task_executor.hpp>
 #include <shedlock/owner_token.hpp>
 #include <shedlock/provider_uri.hpp>

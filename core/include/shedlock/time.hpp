@@ -23,6 +23,9 @@ public:
     virtual timestamp now() const = 0;
     /// Current monotonic time: durations measured on it survive wall-clock steps.
     virtual monotonic_time monotonic_now() const = 0;
+    /// Lets `d` pass on this clock (try_lock_for's pause between polls). Default: the calling
+    /// thread sleeps for `d` of real time.
+    virtual void sleep_for(std::chrono::milliseconds d) const;
 };
 
 /// The host's `std::chrono::system_clock`.
@@ -44,9 +47,11 @@ public:
     monotonic_time monotonic_now() const override { return monotonic_time{std::chrono::milliseconds{now_.load()}}; }
     void set(timestamp t) { now_.store(t.time_since_epoch().count()); }
     void advance(std::chrono::milliseconds d) { now_.fetch_add(d.count()); }
+    /// Advances the clock instead of sleeping: a waiter's pause is simulated time.
+    void sleep_for(std::chrono::milliseconds d) const override { now_.fetch_add(d.count()); }
 
 private:
-    std::atomic<std::int64_t> now_;
+    mutable std::atomic<std::int64_t> now_;  // mutable: sleep_for() passes time on a const clock
 };
 
 /// "2024-06-01 02:00:00.123" (UTC) — the text form every SQL dialect stores and compares.
