@@ -41,6 +41,9 @@ prepared_task prepare(const task_definition& t, const scheduler_options& options
         validate_claim_key(render_lock_name(t.idempotency_key, now, timing.zone(), options.env));
         if (t.claim_for && t.claim_for->count() <= 0)
             throw configuration_error("claim_for " + format_duration(*t.claim_for) + " must be positive");
+    } else if (t.claim_for) {  // a key left out must not quietly turn idempotency off
+        throw configuration_error("has claim_for " + format_duration(*t.claim_for) +
+                                  " but no idempotency_key; add the key (e.g. \"settle:{date}\") or remove claim_for");
     }
     return prepared_task{t, std::move(timing), std::move(lock), templated,
                          renders_by_time(name_template), active, is_template(t.idempotency_key)};

@@ -92,3 +92,15 @@ TEST_CASE("scheduler: a completion that cannot be written is warned about and ke
     REQUIRE(warnings.size() == 1);
     CHECK_THAT(warnings.front(), Contains("settle") && Contains("not marked done") && Contains("may run again"));
 }
+
+TEST_CASE("scheduler: claim_for without an idempotency_key fails start() naming it", "[scheduler][idempotency]") {
+    providers::memory_lock_provider locks;
+    memory_run_store store;
+    memory_idempotency_store claims;
+    scheduler_options options;
+    options.claims = &claims;
+    scheduler s(locks, store, options);
+    // A key forgotten (or a config file's key left out) must not quietly turn idempotency off.
+    s.add(make_task("settle", [](task_context&) {}, fixed_rate(1h), lock_at_most_for("PT10M"), claim_for(1h)));
+    CHECK_THROWS_WITH(s.start(), Contains("settle") && Contains("claim_for") && Contains("idempotency_key"));
+}
