@@ -31,6 +31,7 @@ function(shedlock_test name)
   endif()
   # --warn NoTests: a test whose name filter matches no case fails instead of passing empty
   # (a ';' in a TEST_CASE name splits it into a CMake list, and such cases silently never ran).
+  # (A case without a single assertion fails in every program: tests/support/catch_main.cpp.)
   set(spec "")
   if(ARG_IN_PROCESS)
     set(spec TEST_SPEC "~[processes]")
