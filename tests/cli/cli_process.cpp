@@ -14,11 +14,18 @@
 namespace shedlock::test {
 namespace {
 
-[[noreturn]] void exec_cli(const std::vector<std::string>& args) {
+/// The argv of `shedlock args...`, built in the parent: between fork and exec the child may only
+/// make async-signal-safe calls. An allocation there deadlocked (a child stuck in a futex, the
+/// test hung) when another thread of the test held the allocator's lock at the fork.
+std::vector<char*> cli_argv(const std::vector<std::string>& args) {
     std::vector<char*> argv{const_cast<char*>(SHEDLOCK_CLI_PATH)};
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
-    ::execv(SHEDLOCK_CLI_PATH, argv.data());
+    return argv;
+}
+
+[[noreturn]] void exec_cli(char* const* argv) {
+    ::execv(SHEDLOCK_CLI_PATH, argv);
     ::_exit(127);
 }
 
@@ -45,13 +52,14 @@ void drain(int out_fd, int err_fd, cli_result& r) {
 cli_result run_cli(const std::vector<std::string>& args) {
     int out[2], err[2];
     if (::pipe(out) != 0 || ::pipe(err) != 0) return {};
+    const auto argv = cli_argv(args);
     const pid_t pid = ::fork();
     if (pid == 0) {
         ::dup2(out[1], 1);
         ::dup2(err[1], 2);
         ::close(out[0]);
         ::close(err[0]);
-        exec_cli(args);
+        exec_cli(argv.data());
     }
     ::close(out[1]);
     ::close(err[1]);
@@ -64,11 +72,12 @@ cli_result run_cli(const std::vector<std::string>& args) {
 }
 
 pid_t start_cli(const std::vector<std::string>& args) {
+    const auto argv = cli_argv(args);
     const pid_t pid = ::fork();
     if (pid == 0) {
         const int devnull = ::open("/dev/null", O_WRONLY);
         ::dup2(devnull, 1);
-        exec_cli(args);
+        exec_cli(argv.data());
     }
     return pid;
 }
