@@ -155,3 +155,5 @@ struct detail::scheduler_access {
 };
 
 }  // namespace shedlock
+    /// The name this scheduler writes to its run records.
+    static const std::string& instance(const scheduler& s) { return s.impl_->options.instance; }

@@ -11,12 +11,6 @@ namespace {
 
 std::string optional_time(const std::optional<timestamp>& t) { return t ? json_string(iso_utc(*t)) : "null"; }
 
-void append_run(std::string& out, const run_summary& r) {
-    out += "{\"outcome\":" + json_string(to_string(r.outcome)) + ",\"scheduled_at\":" + json_string(iso_utc(r.scheduled_at)) +
-           ",\"started_at\":" + json_string(iso_utc(r.started_at)) + ",\"finished_at\":" +
-           json_string(iso_utc(r.finished_at)) + ",\"message\":" + json_string(redact_uri_passwords(r.message)) + "}";
-}
-
 void append_lock(std::string& out, const lock_view& l) {
     const auto& r = l.record;
     out += "{\"name\":" + json_string(r.name) + ",\"locked_by\":" + json_string(r.locked_by) +
@@ -46,6 +40,15 @@ std::string stale_reason(const lock_view& v, timestamp now, const std::map<std::
 }
 
 }  // namespace
+
+void append_run_json(std::string& out, const run_summary& r) {
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(r.finished_at - r.started_at);
+    out += "{\"outcome\":" + json_string(to_string(r.outcome)) + ",\"scheduled_at\":" + json_string(iso_utc(r.scheduled_at)) +
+           ",\"started_at\":" + json_string(iso_utc(r.started_at)) + ",\"finished_at\":" +
+           json_string(iso_utc(r.finished_at)) + ",\"duration_ms\":" + std::to_string(took.count()) +
+           ",\"duration\":" + json_string(format_duration(took)) + ",\"duration_text\":" +
+           json_string(readable_duration(took)) + ",\"message\":" + json_string(redact_uri_passwords(r.message)) + "}";
+}
 
 const lock_view* status_snapshot::lock_of(const task_status& t) const {
     const auto it = lock_index.find(t.lock_name);
@@ -95,7 +98,7 @@ std::string tasks_json(const status_snapshot& s) {
                ",\"recent\":[";
         for (std::size_t j = 0; j < t.recent.size(); ++j) {
             if (j) out += ',';
-            append_run(out, t.recent[j]);
+            append_run_json(out, t.recent[j]);
         }
         out += "],\"lock\":";
         if (const auto* l = s.lock_of(t)) append_lock(out, *l);
@@ -110,27 +113,6 @@ std::string locks_json(const status_snapshot& s) {
     for (std::size_t i = 0; i < s.locks.size(); ++i) {
         if (i) out += ',';
         append_lock(out, s.locks[i]);
-    }
-    return out + "]}";
-}
-
-std::string runs_json(scheduler& s, const std::string& task, std::size_t limit) {
-    std::vector<std::string> names;
-    if (!task.empty()) names.push_back(task);
-    else for (const auto& t : s.task_statuses()) names.push_back(t.name);
-    std::string out = "{\"runs\":[";
-    bool first = true;
-    for (const auto& name : names) {
-        for (const auto& r : s.runs().last_runs(name, limit)) {
-            if (!first) out += ',';
-            first = false;
-            out += "{\"task\":" + json_string(r.task) + ",\"lock_name\":" + json_string(r.lock_name) +
-                   ",\"instance\":" + json_string(r.instance) + ",\"fencing_token\":" +
-                   (r.fencing_token ? std::to_string(*r.fencing_token) : "null") + ",\"lock_lost\":" +
-                   (r.lock_lost ? "true" : "false") + ",\"run\":";
-            append_run(out, run_summary{r.scheduled_at, r.started_at, r.finished_at, r.outcome, r.message});
-            out += '}';
-        }
     }
     return out + "]}";
 }

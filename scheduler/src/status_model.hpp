@@ -38,9 +38,12 @@ status_snapshot take_snapshot(scheduler& s, heartbeat_watch& heartbeats);
 
 std::string tasks_json(const status_snapshot& s);
 std::string locks_json(const status_snapshot& s);
-/// The newest `limit` records of `task`, or of every task of the scheduler when `task` is empty.
-std::string runs_json(scheduler& s, const std::string& task, std::size_t limit);
-/// The self-contained HTML page.
-std::string status_page(const status_snapshot& s, const std::string& backend);
+/// One run as JSON: outcome, times, its duration three ways (`duration_ms`, ISO `duration`,
+/// `duration_text` as people read it), message (redacted).
+void append_run_json(std::string& out, const run_summary& r);
+/// The CSS class of an outcome's colour ("o-failed"; "o-none" for an unknown one).
+std::string outcome_class(const std::string& outcome);
+/// The self-contained HTML page; `panel` (HTML, may be empty) goes above the task table.
+std::string status_page(const status_snapshot& s, const std::string& backend, const std::string& panel = {});
 
 }  // namespace shedlock::detail

@@ -28,14 +28,11 @@ td.msg{white-space:normal;max-width:360px;color:#5a6270}
 .o-lock_error{background:#7a2ab8;color:#fff}.o-skipped_done{background:#3b78c4;color:#fff}.o-none{background:#d5d9e0}
 .badge{padding:1px 6px;border-radius:3px;font-size:12px}
 .flag{background:#fde8e6;color:#b3261e;font-weight:600}.muted{color:#8a919c}.why{display:block;color:#b3261e}
+#cluster{background:#fff;border:1px solid #d5d9e0;padding:6px 10px;margin-top:8px}#cluster h2{font-size:14px;margin:2px 0 6px}
+#cluster .close{float:right;text-decoration:none;color:#5a6270}.instances a{margin-left:8px}.instances a.current{font-weight:700;color:#1d2330}
+.cluster-strip i{width:10px;height:16px}.summary{margin:6px 0}td.took small{margin-left:4px}a{color:#2456a6}
 </style></head><body>
 )";
-
-std::string outcome_class(const std::string& outcome) {
-    for (const char* known : {"succeeded", "failed", "skipped_locked", "skipped_running", "skipped_done", "lock_error"})
-        if (outcome == known) return "o-" + outcome;
-    return "o-none";
-}
 
 std::string strip(const task_status& t) {
     std::string out = "<span class=\"strip\">";
@@ -65,7 +62,8 @@ std::string flags(const status_snapshot& s, const task_status& t) {
 
 void append_row(std::string& out, const status_snapshot& s, const task_status& t) {
     const std::string last = t.recent.empty() ? "none" : to_string(t.recent.back().outcome);
-    out += "<tr data-task=\"" + html_escape(t.name) + "\"><td>" + html_escape(t.name) + "</td><td>" +
+    out += "<tr data-task=\"" + html_escape(t.name) + "\"><td><a href=\"?task=" + html_escape(query_value(t.name)) +
+           "#cluster\" title=\"the cluster's runs of this task\">" + html_escape(t.name) + "</a></td><td>" +
            html_escape(t.schedule) + "</td><td>" + (t.next_fire ? html_escape(iso_utc(*t.next_fire)) : "-") +
            "</td><td><span class=\"badge last " + outcome_class(last) + "\">" + html_escape(last) + "</span></td><td>" +
            strip(t) + "</td>" + lock_cells(s, t) + "<td>" + flags(s, t) + "</td><td class=\"msg\">" +
@@ -74,7 +72,13 @@ void append_row(std::string& out, const status_snapshot& s, const task_status& t
 
 }  // namespace
 
-std::string status_page(const status_snapshot& s, const std::string& backend) {
+std::string outcome_class(const std::string& outcome) {
+    for (const char* known : {"succeeded", "failed", "skipped_locked", "skipped_running", "skipped_done", "lock_error"})
+        if (outcome == known) return "o-" + outcome;
+    return "o-none";
+}
+
+std::string status_page(const status_snapshot& s, const std::string& backend, const std::string& panel) {
     std::size_t failing = 0, stale = 0;
     for (const auto& t : s.tasks)
         failing += !t.recent.empty() && (t.recent.back().outcome == run_outcome::failed ||
@@ -89,9 +93,10 @@ std::string status_page(const status_snapshot& s, const std::string& backend) {
            html_escape(iso_utc(s.now)) + "</span></header>\n<div class=\"wrap\">";
     if (!s.locks_error.empty())
         out += "<p class=\"badge flag\">locks could not be listed: " + html_escape(s.locks_error) + "</p>";
+    out += panel;
     out += "<input id=\"filter\" placeholder=\"filter tasks\" aria-label=\"filter tasks\">"
            "<table id=\"tasks\"><thead><tr><th>task</th><th>schedule</th><th>next fire (UTC)</th><th>last</th>"
-           "<th>recent runs</th><th>holder</th><th>lease left</th><th>flags</th><th>last message</th></tr></thead><tbody>\n";
+           "<th>recent runs (this instance)</th><th>holder</th><th>lease left</th><th>flags</th><th>last message</th></tr></thead><tbody>\n";
     // Problems first (last run failed, stale lock), then in registration order: with a thousand
     // tasks the rows that need a look are on the first screen.
     std::vector<const task_status*> rows;

@@ -1,13 +1,16 @@
 #include "status_routes.hpp"
 #include "status_model.hpp"
+#include "scheduler_impl.hpp"
 #include "status_request.hpp"
+#include "status_runs.hpp"
 #include "status_text.hpp"
 
 #include <shedlock/duration.hpp>
+#include <shedlock/utf8.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <map>
+#include <variant>
 
 namespace shedlock::detail {
 namespace {
@@ -28,25 +31,45 @@ http_answer health_answer(scheduler& s, bool details) {
     return {200, "text/plain; charset=utf-8", "ok\n"};
 }
 
-http_answer runs_answer(scheduler& s, const std::map<std::string, std::string>& q) {
-    std::size_t limit = 20;
-    if (const auto it = q.find("limit"); it != q.end()) {
-        const auto& v = it->second;
-        const auto r = std::from_chars(v.data(), v.data() + v.size(), limit);
-        if (r.ec != std::errc{} || r.ptr != v.data() + v.size() || limit == 0 || limit > 1000)
-            return {400, "application/json", "{\"error\":" + json_string("limit \"" + v + "\" is not a number from 1 to 1000") + "}"};
-    }
-    const auto task = q.count("task") ? q.at("task") : std::string();
-    if (!task.empty()) {
-        const auto known = s.task_statuses();
-        if (std::none_of(known.begin(), known.end(), [&](const task_status& t) { return t.name == task; }))
-            return {404, "application/json", "{\"error\":" + json_string("no task named \"" + task + "\"") + "}"};
-    }
+http_answer json_error(unsigned status, const std::string& message) {
+    return {status, "application/json", "{\"error\":" + json_string(message) + "}"};
+}
+
+/// One store read per task asked for, on the backend worker (the caller's deadline applies).
+http_answer runs_answer(scheduler& s, const std::map<std::string, std::string>& params) {
+    const auto tasks = s.task_statuses();
+    const auto parsed = parse_runs_query(params, tasks);
+    if (const auto* bad = std::get_if<runs_query_error>(&parsed)) return json_error(bad->status, bad->message);
+    const auto& q = std::get<runs_query>(parsed);
     try {
-        return json_answer(runs_json(s, task, limit));
+        return json_answer(runs_json(q, read_runs(s.runs(), q, tasks), scheduler_access::instance(s)));
     } catch (const std::exception& e) {
-        return {503, "application/json", "{\"error\":" + json_string(redact_uri_passwords(e.what())) + "}"};
+        return json_error(503, redact_uri_passwords(e.what()));
     }
+}
+
+/// The page, with the cluster panel of `?task=` when one is asked for (one store read).
+http_answer page_answer(scheduler& s, heartbeat_watch& heartbeats, const std::map<std::string, std::string>& params,
+                        const std::string& backend) {
+    auto snapshot = take_snapshot(s, heartbeats);
+    std::string panel;
+    if (params.count("task") || params.count("instance")) {
+        const auto parsed = parse_runs_query(params, snapshot.tasks);
+        if (const auto* bad = std::get_if<runs_query_error>(&parsed))
+            return {bad->status, "text/plain; charset=utf-8", well_formed_utf8(bad->message) + "\n"};
+        const auto& q = std::get<runs_query>(parsed);
+        if (!q.task.empty()) {
+            std::vector<run_record> runs;
+            std::string store_error;
+            try {
+                runs = read_runs(s.runs(), q, snapshot.tasks);
+            } catch (const std::exception& e) {
+                store_error = redact_uri_passwords(e.what());
+            }
+            panel = cluster_panel(q, runs, scheduler_access::instance(s), store_error);
+        }
+    }
+    return {200, "text/html; charset=utf-8", status_page(snapshot, backend, panel)};
 }
 
 }  // namespace
@@ -99,8 +122,8 @@ http_answer status_routes::answer(const std::string& method, const std::string& 
         metrics->metrics_text(body);
         return {200, "text/plain; version=0.0.4; charset=utf-8", std::move(body)};
     }
-    if (path == "/api/runs")
-        return runs_answer(tasks, query_of(question == std::string::npos ? std::string_view{} : std::string_view(target).substr(question + 1)));
+    const auto params = query_of(question == std::string::npos ? std::string_view{} : std::string_view(target).substr(question + 1));
+    if (path == "/api/runs") return runs_answer(tasks, params);
     if (path == "/api/tasks") return json_answer(tasks_json(take_snapshot(tasks, *heartbeats)));
     if (path == "/api/locks") {
         const auto snapshot = take_snapshot(tasks, *heartbeats);
@@ -108,8 +131,7 @@ http_answer status_routes::answer(const std::string& method, const std::string& 
             return {503, "application/json", "{\"error\":" + json_string(snapshot.locks_error) + "}"};
         return json_answer(locks_json(snapshot));
     }
-    if (path == "/" || path == "/index.html")
-        return {200, "text/html; charset=utf-8", status_page(take_snapshot(tasks, *heartbeats), options.backend)};
+    if (path == "/" || path == "/index.html") return page_answer(tasks, *heartbeats, params, options.backend);
     return {404, "text/plain; charset=utf-8", "no such page; try /, /metrics, /healthz, /api/tasks, /api/locks, /api/runs\n"};
 }
 

@@ -97,7 +97,8 @@ TEST_CASE("status server: every endpoint answers on a real socket", "[status_ser
     const auto runs = http_get(port, "/api/runs?task=ok&limit=2");
     CHECK(runs.status == 200);
     std::size_t n = 0;
-    for (auto at = runs.body.find("\"task\":\"ok\""); at != std::string::npos; at = runs.body.find("\"task\":\"ok\"", at + 1)) ++n;
+    // Each run names its task; the query is echoed once before them ("task":"ok","instance":null).
+    for (auto at = runs.body.find("{\"task\":\"ok\""); at != std::string::npos; at = runs.body.find("{\"task\":\"ok\"", at + 1)) ++n;
     CHECK(n == 2);
     CHECK(contains(http_get(port, "/api/runs").body, "\"task\":\"bad\""));
     CHECK(http_get(port, "/api/runs?task=nope").status == 404);
