@@ -11,6 +11,7 @@
 #include <shedlock/error.hpp>
 #include <shedlock/duration.hpp>
 #include <shedlock/idempotency_store.hpp>
+#include <shedlock/lock_wait.hpp>
 #include <shedlock/locking_task_executor.hpp>
 #include <shedlock/provider_registry.hpp>
 
@@ -18,7 +19,8 @@ namespace shedlock::cli {
 
 const char* const run_footer = R"(
 Exit status: the command's own status when it ran (128+N when killed by signal N);
-  75 (or --skipped-exit) when another holder had the lock and the command did not run;
+  75 (or --skipped-exit) when another holder had the lock and the command did not run (with
+  --wait: still held when the wait ran out);
   69 (or --unavailable-exit) when the lock backend could not be reached;
   124 when --timeout stopped the command; 71 when the command could not be started;
   78 for a bad configuration (duration, URI, name, a missing lock table); 64 for a bad command line.
@@ -34,6 +36,8 @@ The command gets SHEDLOCK_LOCK_NAME and SHEDLOCK_FENCING_TOKEN in its environmen
 0-2 only, default signal dispositions, and neither SHEDLOCK_PROVIDER (it may hold a password) nor
 the variable that the provider URI's password_env names.
 Signals sent to shedlock (TERM, INT, HUP, QUIT, USR1, USR2) are passed to the command.
+--wait 30s keeps trying while another holder has the lock (pauses of at most 100 ms, 20 ms after
+the first second), then runs the command; see docs/crontab.md for the fairness bound.
 The lock is released when the command exits. A command that daemonizes (forks and exits, `setsid
 ... &`, `nohup ... &`, a service start script) releases the lock at once while its work goes on
 unlocked: run the work in the foreground (e.g. `--no-daemon`, `--foreground`), or wrap it so it
@@ -42,6 +46,7 @@ waits for the work to end.
 Examples:
   shedlock run --provider sqlite:/var/lib/locks.db --name nightly-report --at-most PT2H -- /usr/local/bin/report
   shedlock run --provider 'postgresql://app@db/ops' --name settle --at-most 10m --at-least 30s --skipped-exit 0 -- ./settle.sh
+  shedlock run --provider 'postgresql://app@db/ops' --name import --at-most 10m --wait 5m -- ./import.sh
   shedlock run --provider redis://127.0.0.1:6379/0 --name sync --at-most 1m --keep-alive --timeout 3h -- rsync -a src/ dst/
   shedlock run --config /etc/shedlock.toml --task nightly-report)";
 
@@ -60,6 +65,13 @@ std::vector<std::pair<std::string, std::string>> child_environment(const task_co
 std::optional<std::chrono::milliseconds> flag_duration(const std::string& text, const char* field) {
     if (text.empty()) return std::nullopt;
     return parse_duration(text, field);
+}
+
+/// --wait: zero is allowed (one attempt, as without it).
+std::optional<std::chrono::milliseconds> parse_wait(const std::string& text) {
+    const auto wait = flag_duration(text, "--wait");
+    if (wait) validate_lock_wait("--wait \"" + text + "\"", *wait);
+    return wait;
 }
 
 std::optional<std::chrono::milliseconds> parse_timeout(const std::string& text) {
@@ -83,7 +95,8 @@ run_plan plan_from_flags(const run_options& o) {
                     o.keep_alive,
                     o.command,
                     o.once_key,
-                    o.claim_for_given ? std::optional(parse_duration(o.claim_for, "--claim-for")) : std::nullopt};
+                    o.claim_for_given ? std::optional(parse_duration(o.claim_for, "--claim-for")) : std::nullopt,
+                    parse_wait(o.wait)};
 }
 
 void require(const run_plan& p, const run_options& o) {
@@ -125,6 +138,7 @@ int run_command(const run_options& o) {
     std::unique_ptr<idempotency_store> claims;
     execute_options options;
     options.keep_alive = p.keep_alive;
+    options.wait_for_lock = p.wait.value_or(std::chrono::milliseconds{0});
     if (!p.once_key.empty()) {
         try {
             claims = open_idempotency_store(p.provider, {}, registry());

@@ -18,6 +18,7 @@ struct run_options {
     std::string at_least;
     bool keep_alive = false;
     std::string timeout;
+    std::string wait;  ///< --wait: how long to wait for a lock held elsewhere
     int skipped_exit = exit_locked;
     int unavailable_exit = exit_unavailable;
     std::vector<std::string> command;
@@ -41,6 +42,7 @@ struct run_plan {
     std::vector<std::string> command;
     std::string once_key;  ///< empty: no idempotency key
     std::optional<std::chrono::milliseconds> claim_for;
+    std::optional<std::chrono::milliseconds> wait;  ///< empty: no wait (one attempt)
 };
 
 /// Fills what the flags left open from `[shedlock]` and `[tasks.<task>]` of `options.config`

@@ -21,6 +21,7 @@ run_plan with_config(run_plan plan, const run_options& o) {
     if (!plan.at_least) plan.at_least = t.lock_at_least_for ? t.lock_at_least_for : file.default_lock_at_least_for;
     if (t.keep_alive) plan.keep_alive = plan.keep_alive || *t.keep_alive;
     if (!plan.timeout) plan.timeout = t.timeout;
+    if (!plan.wait) plan.wait = t.wait_for_lock;
     if (plan.command.empty()) plan.command = t.command;
     const std::string table = o.config + ": [tasks." + task_name + "] ";
     if (plan.once_key.empty() && t.idempotency_key) {

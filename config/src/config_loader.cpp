@@ -4,6 +4,7 @@
 #include <shedlock/config.hpp>
 #include <shedlock/error.hpp>
 #include <shedlock/lock_configuration.hpp>
+#include <shedlock/lock_wait.hpp>
 
 
 namespace shedlock {
@@ -37,6 +38,7 @@ task_config read_task(const std::string& name, const toml::table& table, const s
     t.lock_at_least_for = r.duration("lock_at_least_for");
     t.lock_name = r.text("lock_name");
     t.keep_alive = r.boolean("keep_alive");
+    t.wait_for_lock = r.duration("wait_for_lock");
     t.idempotency_key = r.text("idempotency_key");
     t.claim_for = r.duration("claim_for");
     t.enabled = r.boolean("enabled");
@@ -46,6 +48,7 @@ task_config read_task(const std::string& name, const toml::table& table, const s
     r.finish();
     if (t.lock_at_most_for && t.lock_at_most_for->count() == 0)
         throw configuration_error(r.where() + ": [tasks." + name + "] lock_at_most_for must be positive, e.g. \"PT10M\"");
+    if (t.wait_for_lock) validate_lock_wait(r.where() + ": [tasks." + name + "] wait_for_lock", *t.wait_for_lock);
     if (t.claim_for && t.claim_for->count() <= 0)
         throw configuration_error(r.where() + ": [tasks." + name + "] claim_for must be positive, e.g. \"PT1H\"");
     if (t.idempotency_key && t.idempotency_key->empty())

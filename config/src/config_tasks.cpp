@@ -26,6 +26,7 @@ void apply_task_config(task_definition& task, const task_config& c) {
     if (c.lock_at_least_for) task.lock_at_least_for = c.lock_at_least_for;
     if (c.lock_name) task.lock_name = *c.lock_name;
     if (c.keep_alive) task.keep_alive = *c.keep_alive;
+    if (c.wait_for_lock) task.wait_for_lock = *c.wait_for_lock;
     if (c.idempotency_key) task.idempotency_key = *c.idempotency_key;
     if (c.claim_for) task.claim_for = c.claim_for;
     if (c.enabled) task.enabled = *c.enabled;

@@ -3,6 +3,7 @@
 
 #include <shedlock/duration.hpp>
 #include <shedlock/error.hpp>
+#include <shedlock/lock_wait.hpp>
 #include <shedlock/utf8.hpp>
 
 #include <set>
@@ -25,6 +26,7 @@ prepared_task prepare(const task_definition& t, const scheduler_options& options
     const auto at_least = t.lock_at_least_for.value_or(std::chrono::milliseconds{0});
     if (t.misfire_grace < std::chrono::milliseconds{0})
         throw configuration_error("misfire_grace " + format_duration(t.misfire_grace) + " must not be negative");
+    validate_lock_wait("wait_for_lock " + format_duration(t.wait_for_lock), t.wait_for_lock);
     const std::string name_template = t.lock_name.empty() ? t.name : t.lock_name;
     const bool templated = is_template(name_template);
     // Render once now: an unknown placeholder or an over-long result fails here, not at a firing.

@@ -4,6 +4,7 @@
 #include <shedlock/duration.hpp>
 #include <shedlock/error.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace shedlock {
@@ -29,6 +30,16 @@ private:
 
 }  // namespace
 
+std::chrono::milliseconds scheduler::impl::wait_for_firing(const task_runtime& t, timestamp at) const {
+    const auto wait = t.task.definition.wait_for_lock;
+    if (wait.count() <= 0 || t.task.timing.after_completion()) return wait;  // fixed_delay: no next firing yet
+    // A wait never runs into the next firing: that firing makes its own attempt (and wait).
+    const auto next = t.task.timing.next(at);
+    if (!next) return wait;
+    return std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(*next - wall.now()),
+                      std::chrono::milliseconds{0}, wait);
+}
+
 std::optional<run_record> scheduler::impl::run_firing(task_runtime& t, timestamp at) {
     if (stopping.load()) return std::nullopt;  // shutdown began before this firing started
     const auto& def = t.task.definition;
@@ -50,8 +61,10 @@ std::optional<run_record> scheduler::impl::run_firing(task_runtime& t, timestamp
             if (stopping.load()) ctx.request_cancellation();
             t.task.definition.body(ctx);
         };
-        const auto result =
-            executor.execute(body, config, execute_options{def.keep_alive, at, detail::claim_for_firing(t.task, at, options)});
+        auto run = execute_options{def.keep_alive, at, detail::claim_for_firing(t.task, at, options)};
+        run.wait_for_lock = wait_for_firing(t, at);
+        run.wait.stop_requested = [this] { return stopping.load(); };
+        const auto result = executor.execute(body, config, run);
         r.outcome = result.outcome;
         r.message = result.message;
         r.fencing_token = result.fencing_token;

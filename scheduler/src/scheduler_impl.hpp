@@ -100,6 +100,8 @@ struct scheduler::impl {
     void run_one(const firing& f);
     // firings (scheduler_firing.cpp) — on the workers
     std::optional<run_record> run_firing(task_runtime& t, timestamp at);
+    /// How long the firing at `at` may wait for its lock: wait_for_lock, cut at the next firing.
+    std::chrono::milliseconds wait_for_firing(const task_runtime& t, timestamp at) const;
     run_record skipped_running(const task_runtime& t, timestamp at) const;
     void record(const run_record& r);
     void check_duration(task_runtime& t, const run_record& r);

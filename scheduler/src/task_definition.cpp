@@ -48,6 +48,10 @@ task_option enabled(bool on) {
     return {[on](task_definition& t) { t.enabled = on; }};
 }
 
+task_option wait_for_lock(std::chrono::milliseconds wait) {
+    return {[wait](task_definition& t) { t.wait_for_lock = wait; }};
+}
+
 task_option keep_alive(bool on) {
     return {[on](task_definition& t) { t.keep_alive = on; }};
 }

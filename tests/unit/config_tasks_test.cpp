@@ -115,3 +115,15 @@ claim_for = "PT2H"
     CHECK_THROWS_WITH(parse_config("[tasks.x]\nfixed_rate = \"PT1M\"\nidempotency_kee = \"k\"\n", "app.toml"),
                       Contains("idempotency_kee"));
 }
+
+TEST_CASE("config sets a task's wait_for_lock; a negative or too long one names file and key", "[config][wait]") {
+    task_registry registry;
+    add_code_tasks(registry);
+    apply_config(registry, parse_config("[tasks.sync]\nwait_for_lock = \"PT45S\"\n", "app.toml"));
+    CHECK(registry.find("sync")->wait_for_lock == milliseconds{45'000});
+    CHECK(registry.find("reconcile")->wait_for_lock == milliseconds{0});  // not set: no wait
+    CHECK_THROWS_WITH(parse_config("[tasks.x]\nfixed_rate = \"PT1M\"\nwait_for_lock = \"-5s\"\n", "app.toml"),
+                      Contains("app.toml") && Contains("wait_for_lock") && Contains("negative"));
+    CHECK_THROWS_WITH(parse_config("[tasks.x]\nfixed_rate = \"PT1M\"\nwait_for_lock = \"P4000D\"\n", "app.toml"),
+                      Contains("app.toml") && Contains("wait_for_lock") && Contains("10 years"));
+}

@@ -26,7 +26,7 @@ public:
     monotonic_time monotonic_now() const override { return inner_.monotonic_now(); }
     void sleep_for(milliseconds d) const override {
         pauses_.push_back(d);
-        inner_.advance(d);
+        inner_.sleep_for(d);  // a manual clock passes the time instead of sleeping
     }
     milliseconds elapsed_since(monotonic_time t) const {
         return std::chrono::duration_cast<milliseconds>(monotonic_now() - t);

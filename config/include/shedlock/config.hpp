@@ -20,6 +20,7 @@
 /// lock_at_most_for = "PT2H"
 /// lock_name = "report:{date}"
 /// keep_alive = true
+/// wait_for_lock = "PT5M"           # wait this long for a held lock (run, daemon, scheduler)
 /// idempotency_key = "report:{date}"  # claimed after the lock: a done day never runs again
 /// claim_for = "PT3H"                # default: lock_at_most_for
 /// command = ["/usr/local/bin/report", "--day", "{date}"]   # daemon only
@@ -50,6 +51,8 @@ struct task_config {
     std::optional<std::chrono::milliseconds> lock_at_least_for;
     std::optional<std::string> lock_name;
     std::optional<bool> keep_alive;
+    /// How long a firing (or `shedlock run`) waits for the lock held elsewhere; zero: no wait.
+    std::optional<std::chrono::milliseconds> wait_for_lock;
     std::optional<std::string> idempotency_key;  ///< template, as lock_name (docs/idempotency.md)
     std::optional<std::chrono::milliseconds> claim_for;
     std::optional<bool> enabled;

@@ -34,6 +34,10 @@ struct task_definition {
     bool enabled = true;
     /// Extend the lock every lock_at_most_for / 2 while the body runs (watchdog).
     bool keep_alive = false;
+    /// While the lock is held elsewhere, a firing keeps trying for this long (try_lock_for) before
+    /// it counts as skipped_locked; zero: one attempt. The wait ends early at the task's next
+    /// firing time (that firing is then skipped as still running) and when the scheduler stops.
+    std::chrono::milliseconds wait_for_lock{0};
     /// A firing found later than this is skipped (and the next slot after now is scheduled);
     /// within it, it still runs once. Firings are never replayed in a burst.
     std::chrono::milliseconds misfire_grace{1000};
@@ -60,6 +64,8 @@ task_option lock_at_least_for(std::chrono::milliseconds duration);
 task_option lock_name(std::string name_template);
 task_option enabled(bool on);
 task_option keep_alive(bool on = true);
+/// Wait up to `wait` for a lock held elsewhere (zero: do not wait).
+task_option wait_for_lock(std::chrono::milliseconds wait);
 task_option misfire_grace(std::chrono::milliseconds grace);
 /// Claim this business key (template) after the lock; a done key skips the body (skipped_done).
 task_option idempotency_key(std::string key_template);
