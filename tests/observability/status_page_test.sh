@@ -39,11 +39,15 @@ row report_500 | grep -q '<span class="badge last o-none">none</span>'
 row oops | grep -q '<span class="strip"><i class="o-failed"'
 grep -q '1000 tasks' "$WORK/dom.html"
 
-timeout 120 "${browser[@]}" --hide-scrollbars --window-size=1400,900 --screenshot="$WORK/status_page.png" "$url" \
-  2>>"$WORK/chromium.log"
-size=$(stat -c %s "$WORK/status_page.png")
-echo "screenshot: $WORK/status_page.png ($size bytes)"
-[ "$size" -gt 10000 ]
+# screenshot <url> <file> <height>: a PNG of the page, kept as a CI artefact (and not blank).
+screenshot() {
+  timeout 120 "${browser[@]}" --hide-scrollbars --window-size=1400,"$3" --screenshot="$WORK/$2" "$1" 2>>"$WORK/chromium.log"
+  local size
+  size=$(stat -c %s "$WORK/$2")
+  echo "screenshot: $WORK/$2 ($size bytes)"
+  [ "$size" -gt 10000 ]
+}
+screenshot "$url" status_page.png 900
 
 # The cluster: a second process on the same file, its own instance name.
 first_pid=$daemon_pid first_port=$daemon_port
@@ -64,8 +68,4 @@ grep -q '<section id="cluster" data-task="hello">' "$WORK/cluster_dom.html"
 grep -q '<tr data-instance="beta" data-outcome="succeeded">' "$WORK/cluster_dom.html"
 grep -q 'beta <small class="muted">(this)</small>' "$WORK/cluster_dom.html"
 grep -Eq '<td class="took">[0-9]+ ms <small class="muted">PT[0-9.]+S</small></td>' "$WORK/cluster_dom.html"
-timeout 120 "${browser[@]}" --hide-scrollbars --window-size=1400,700 --screenshot="$WORK/cluster_panel.png" "$cluster_url" \
-  2>>"$WORK/chromium.log"
-size=$(stat -c %s "$WORK/cluster_panel.png")
-echo "screenshot: $WORK/cluster_panel.png ($size bytes)"
-[ "$size" -gt 10000 ]
+screenshot "$cluster_url" cluster_panel.png 700
