@@ -19,15 +19,15 @@ using shedlock::test::json_problem;
 
 namespace {
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool body_has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-std::size_t count_of(const std::string& text, const std::string& part) {
+std::size_t occurrences(const std::string& text, const std::string& part) {
     std::size_t n = 0;
     for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
     return n;
 }
 
-run_record firing(const std::string& instance, int second, run_outcome outcome, std::chrono::milliseconds took) {
+run_record cluster_record(const std::string& instance, int second, run_outcome outcome, std::chrono::milliseconds took) {
     run_record r;
     r.task = "settle";
     r.lock_name = "settle";
@@ -55,12 +55,12 @@ struct cluster_fixture {
         s = std::make_unique<scheduler>(locks, store, o);
         s->add(make_task("settle", [](task_context&) {}, cron("0 0 3 1 1 ?", "UTC"), lock_at_most_for("PT10M")));
         s->start();
-        store.append(firing("here:1", 0, run_outcome::succeeded, 3516ms));
-        store.append(firing(odd, 0, run_outcome::skipped_locked, 0ms));
-        store.append(firing(odd, 60, run_outcome::failed, 125'000ms));
-        store.append(firing("here:1", 60, run_outcome::skipped_locked, 0ms));
-        store.append(firing("here:1", 120, run_outcome::succeeded, 850ms));
-        store.append(firing(odd, 120, run_outcome::skipped_locked, 0ms));
+        store.append(cluster_record("here:1", 0, run_outcome::succeeded, 3516ms));
+        store.append(cluster_record(odd, 0, run_outcome::skipped_locked, 0ms));
+        store.append(cluster_record(odd, 60, run_outcome::failed, 125'000ms));
+        store.append(cluster_record("here:1", 60, run_outcome::skipped_locked, 0ms));
+        store.append(cluster_record("here:1", 120, run_outcome::succeeded, 850ms));
+        store.append(cluster_record(odd, 120, run_outcome::skipped_locked, 0ms));
         status_server_options listen;
         listen.port = 0;
         server = serve_status(*s, nullptr, listen);
@@ -102,15 +102,15 @@ TEST_CASE("parse_runs_query: bounds and names", "[status_server]") {
     CHECK(std::get<detail::runs_query>(parse({})).limit == detail::default_runs_limit);
     const auto error = [&](std::map<std::string, std::string> p) { return std::get<detail::runs_query_error>(parse(p)); };
     CHECK(error({{"limit", "1001"}}).status == 400);
-    CHECK(has(error({{"limit", "0"}}).message, "limit \"0\" is not a number from 1 to 1000"));
-    CHECK(has(error({{"limit", "99999999999999999999999"}}).message, "not a number from 1 to 1000"));
+    CHECK(body_has(error({{"limit", "0"}}).message, "limit \"0\" is not a number from 1 to 1000"));
+    CHECK(body_has(error({{"limit", "99999999999999999999999"}}).message, "not a number from 1 to 1000"));
     const auto long_name = error({{"instance", std::string(256, 'h')}});
     CHECK(long_name.status == 400);
-    CHECK(has(long_name.message, "instance \"hhhh"));
-    CHECK(has(long_name.message, "256 bytes long; at most 255"));
+    CHECK(body_has(long_name.message, "instance \"hhhh"));
+    CHECK(body_has(long_name.message, "256 bytes long; at most 255"));
     CHECK(long_name.message.size() < 200);  // not echoed in full
     CHECK(std::holds_alternative<detail::runs_query>(parse({{"instance", std::string(255, 'h')}})));
-    CHECK(has(error({{"instance", "a\nb"}}).message, "instance \"a\nb\" contains a control character"));
+    CHECK(body_has(error({{"instance", "a\nb"}}).message, "instance \"a\nb\" contains a control character"));
     CHECK(error({{"task", "nope"}}).status == 404);
     CHECK(error({{"task", std::string(300, 't')}}).status == 400);
 }
@@ -120,30 +120,30 @@ TEST_CASE("status server: /api/runs lists the cluster's firings with their insta
     const auto all = f.get("/api/runs?task=settle");
     REQUIRE(all.status == 200);
     CHECK_FALSE(json_problem(all.body));
-    CHECK(has(all.body, "\"this_instance\":\"here:1\",\"task\":\"settle\",\"instance\":null,\"limit\":20,"));
-    CHECK(count_of(all.body, "\"instance\":\"here:1\",\"this_instance\":true") == 3);
-    CHECK(count_of(all.body, "\"instance\":\"<b>\\\"odd\\\"</b>:2\",\"this_instance\":false") == 3);
-    CHECK(count_of(all.body, "\"outcome\":\"skipped_locked\"") == 3);
-    CHECK(has(all.body, "\"duration_ms\":3516,\"duration\":\"PT3.516S\",\"duration_text\":\"3.5 s\""));
-    CHECK(has(all.body, "\"duration_ms\":125000,\"duration\":\"PT2M5S\",\"duration_text\":\"2 min 5 s\""));
+    CHECK(body_has(all.body, "\"this_instance\":\"here:1\",\"task\":\"settle\",\"instance\":null,\"limit\":20,"));
+    CHECK(occurrences(all.body, "\"instance\":\"here:1\",\"this_instance\":true") == 3);
+    CHECK(occurrences(all.body, "\"instance\":\"<b>\\\"odd\\\"</b>:2\",\"this_instance\":false") == 3);
+    CHECK(occurrences(all.body, "\"outcome\":\"skipped_locked\"") == 3);
+    CHECK(body_has(all.body, "\"duration_ms\":3516,\"duration\":\"PT3.516S\",\"duration_text\":\"3.5 s\""));
+    CHECK(body_has(all.body, "\"duration_ms\":125000,\"duration\":\"PT2M5S\",\"duration_text\":\"2 min 5 s\""));
     // Newest first: the last firing's records come first.
     CHECK(all.body.find("\"duration_text\":\"850 ms\"") < all.body.find("\"duration_text\":\"3.5 s\""));
 
     const auto odd = f.get("/api/runs?task=settle&instance=%3Cb%3E%22odd%22%3C%2Fb%3E%3A2");
     REQUIRE(odd.status == 200);
     CHECK_FALSE(json_problem(odd.body));
-    CHECK(count_of(odd.body, "\"lock_name\"") == 3);
-    CHECK(count_of(odd.body, "\"this_instance\":false") == 3);
-    CHECK_FALSE(has(odd.body, "\"instance\":\"here:1\""));
-    CHECK(count_of(f.get("/api/runs?task=settle&instance=here:1&limit=2").body, "\"lock_name\"") == 2);
+    CHECK(occurrences(odd.body, "\"lock_name\"") == 3);
+    CHECK(occurrences(odd.body, "\"this_instance\":false") == 3);
+    CHECK_FALSE(body_has(odd.body, "\"instance\":\"here:1\""));
+    CHECK(occurrences(f.get("/api/runs?task=settle&instance=here:1&limit=2").body, "\"lock_name\"") == 2);
 
     const auto nobody = f.get("/api/runs?task=settle&instance=nobody:7");
     CHECK(nobody.status == 200);
-    CHECK(has(nobody.body, "\"runs\":[]"));
+    CHECK(body_has(nobody.body, "\"runs\":[]"));
     const auto too_long = f.get("/api/runs?task=settle&instance=" + std::string(300, 'x'));
     CHECK(too_long.status == 400);
     CHECK_FALSE(json_problem(too_long.body));
-    CHECK(has(too_long.body, "instance \\\"xxx"));
+    CHECK(body_has(too_long.body, "instance \\\"xxx"));
     const auto control = f.get("/api/runs?task=settle&instance=a%00b%ff");
     CHECK(control.status == 400);
     CHECK_FALSE(json_problem(control.body));
@@ -155,25 +155,25 @@ TEST_CASE("status page: the cluster panel of a task, filtered by instance, escap
     cluster_fixture f;
     const auto page = f.get("/?task=settle");
     REQUIRE(page.status == 200);
-    CHECK(has(page.body, "<section id=\"cluster\" data-task=\"settle\">"));
-    CHECK(count_of(page.body, "<tr data-instance=\"here:1\"") == 3);
-    CHECK(count_of(page.body, "<tr data-instance=\"&lt;b&gt;&quot;odd&quot;&lt;/b&gt;:2\"") == 3);
-    CHECK_FALSE(has(page.body, "<b>\"odd\"</b>"));
-    CHECK(has(page.body, "6 records shown: 3 ran"));
-    CHECK(has(page.body, "last ran on <b>here:1 <small class=\"muted\">(this)</small></b>"));
-    CHECK(has(page.body, "<td class=\"took\">2 min 5 s <small class=\"muted\">PT2M5S</small></td>"));
-    CHECK(has(page.body, "<td class=\"took\">3.5 s <small class=\"muted\">PT3.516S</small></td>"));
+    CHECK(body_has(page.body, "<section id=\"cluster\" data-task=\"settle\">"));
+    CHECK(occurrences(page.body, "<tr data-instance=\"here:1\"") == 3);
+    CHECK(occurrences(page.body, "<tr data-instance=\"&lt;b&gt;&quot;odd&quot;&lt;/b&gt;:2\"") == 3);
+    CHECK_FALSE(body_has(page.body, "<b>\"odd\"</b>"));
+    CHECK(body_has(page.body, "6 records shown: 3 ran"));
+    CHECK(body_has(page.body, "last ran on <b>here:1 <small class=\"muted\">(this)</small></b>"));
+    CHECK(body_has(page.body, "<td class=\"took\">2 min 5 s <small class=\"muted\">PT2M5S</small></td>"));
+    CHECK(body_has(page.body, "<td class=\"took\">3.5 s <small class=\"muted\">PT3.516S</small></td>"));
     // A link per instance, its name percent-encoded in the query and escaped in the attribute.
-    CHECK(has(page.body, "href=\"?task=settle&amp;instance=%3Cb%3E%22odd%22%3C%2Fb%3E%3A2#cluster\""));
-    CHECK(has(page.body, "<a href=\"?task=settle#cluster\" title="));  // the task row links to its panel
+    CHECK(body_has(page.body, "href=\"?task=settle&amp;instance=%3Cb%3E%22odd%22%3C%2Fb%3E%3A2#cluster\""));
+    CHECK(body_has(page.body, "<a href=\"?task=settle#cluster\" title="));  // the task row links to its panel
 
     const auto filtered = f.get("/?task=settle&instance=here%3A1");
     REQUIRE(filtered.status == 200);
-    CHECK(count_of(filtered.body, "<tr data-instance=\"here:1\"") == 3);
-    CHECK(count_of(filtered.body, "<tr data-instance=") == 3);
-    CHECK(has(filtered.body, "class=\"current\">here:1"));
-    CHECK(has(f.get("/?task=settle&instance=nobody").body, "no records of instance nobody"));
+    CHECK(occurrences(filtered.body, "<tr data-instance=\"here:1\"") == 3);
+    CHECK(occurrences(filtered.body, "<tr data-instance=") == 3);
+    CHECK(body_has(filtered.body, "class=\"current\">here:1"));
+    CHECK(body_has(f.get("/?task=settle&instance=nobody").body, "no records of instance nobody"));
     CHECK(f.get("/?task=nope").status == 404);
     CHECK(f.get("/?task=settle&instance=" + std::string(256, 'i')).status == 400);
-    CHECK_FALSE(has(f.get("/").body, "<section id=\"cluster\""));  // the overview reads no run records
+    CHECK_FALSE(body_has(f.get("/").body, "<section id=\"cluster\""));  // the overview reads no run records
 }
