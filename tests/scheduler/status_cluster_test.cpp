@@ -5,6 +5,8 @@
 // parses; the page's cluster panel shows both. A test whose server is not configured fails.
 #include "http_get.hpp"
 #include "json_check.hpp"
+#include "postgres_test_server.hpp"
+#include "redis_test_support.hpp"
 #include "server_env.hpp"
 #include "status_text.hpp"
 #include "test_env.hpp"
@@ -21,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <functional>
 #include <regex>
 #include <set>
 #include <thread>
@@ -233,7 +236,18 @@ std::string with_options(std::string uri, const std::string& options) {
     return uri + (uri.find('?') == std::string::npos ? "?" : "&") + options;
 }
 
-std::string unique_suffix() { return std::to_string(::getpid()) + "_" + std::to_string(std::time(nullptr)); }
+/// Runs `cleanup` now (what an interrupted earlier run left) and again when it goes; a failed
+/// cleanup does not hide the test's result.
+struct scratch_guard {
+    std::function<void()> cleanup;
+    explicit scratch_guard(std::function<void()> c) : cleanup(std::move(c)) { cleanup(); }
+    ~scratch_guard() {
+        try {
+            cleanup();
+        } catch (...) {
+        }
+    }
+};
 
 }  // namespace
 
@@ -242,11 +256,18 @@ TEST_CASE("cluster view: two processes on one SQLite file", "[status_cluster][mu
 }
 
 TEST_CASE("cluster view: two processes on one PostgreSQL database", "[status_cluster][multiprocess]") {
-    const auto uri = test::required_env("SHEDLOCK_TEST_POSTGRES_URI", "providers/postgres/server.sh start");
-    run_two_instances(with_options(uri, "table=sl26_locks_" + unique_suffix() + "&runs_table=sl26_runs_" + unique_suffix()));
+    const std::string locks = "cluster_locks_" + std::to_string(::getpid()), runs = "cluster_runs_" + std::to_string(::getpid());
+    scratch_guard tables([&] { test::postgres_server::exec("DROP TABLE IF EXISTS " + locks + ", " + runs); });
+    run_two_instances(with_options(test::postgres_server::uri(), "table=" + locks + "&runs_table=" + runs));
 }
 
 TEST_CASE("cluster view: two processes on one Redis server", "[status_cluster][multiprocess]") {
     const auto uri = test::required_env("SHEDLOCK_TEST_REDIS_URI", "providers/redis/server.sh start");
-    run_two_instances(with_options(uri, "prefix=sl26-" + unique_suffix()));
+    const auto prefix = test::unique_prefix("cluster");
+    scratch_guard keys([&] {
+        test::raw_redis(test::redis_test_options())
+            .text({"EVAL", "for _, k in ipairs(redis.call('KEYS', ARGV[1])) do redis.call('DEL', k) end return 0", "0",
+                   prefix + "*"});
+    });
+    run_two_instances(with_options(uri, "prefix=" + prefix));
 }
