@@ -116,7 +116,7 @@ claim_for = "PT2H"
                       Contains("idempotency_kee"));
 }
 
-TEST_CASE("config sets a task's wait_for_lock; a negative or too long one names file and key", "[config][wait]") {
+TEST_CASE("config sets a task's wait_for_lock, a negative or too long one names file and key", "[config][wait]") {
     task_registry registry;
     add_code_tasks(registry);
     apply_config(registry, parse_config("[tasks.sync]\nwait_for_lock = \"PT45S\"\n", "app.toml"));
