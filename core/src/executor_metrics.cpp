@@ -3,6 +3,7 @@
 namespace shedlock::detail {
 
 constinit thread_local lock_lookup_cache last_lock_lookup;
+constinit thread_local acquired_lock_cache last_acquired_lock;
 
 namespace {
 

@@ -1,12 +1,14 @@
 #pragma once
 // The executor's instruments, resolved once per lock name and thread, so a lock cycle costs a
 // per-thread cache hit and two increments of the thread's own counter cells (attempts and
-// releases: a plain load and store each); the acquire time is sampled when try_lock is fast (see
-// time_this_call).
+// releases: a plain load and store each); the acquire time is sampled by the executor when
+// try_lock is fast (detail::acquire_sampler).
 
+#include <shedlock/executor_listener.hpp>
 #include <shedlock/metrics.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -29,8 +31,6 @@ struct thread_lock_instruments {
     const lock_instruments* shared = nullptr;
     metric_counter_cell* acquired = nullptr;
     metric_counter_cell* released = nullptr;  // held_here's releases()
-    /// Calls left before the next timed one while try_lock is fast (per thread: no shared write).
-    std::uint32_t countdown = 0;
 };
 
 /// The last lock this thread looked up: a loop on one lock (or a task's own worker) skips the
@@ -43,6 +43,18 @@ struct lock_lookup_cache {
     thread_lock_instruments instruments;
 };
 extern constinit thread_local lock_lookup_cache last_lock_lookup;
+
+/// The release cell of the execution this thread acquired last, keyed by the metrics' id and the
+/// address of its lock configuration, so its release needs no second lookup. Sound because one
+/// execution's acquire and release run on one thread, and an execution nested in between uses
+/// another configuration object alive at the same time (another address): its acquisition
+/// replaces this entry and the outer release falls back to the lookup.
+struct acquired_lock_cache {
+    std::uint64_t owner = 0;
+    const lock_configuration* config = nullptr;
+    metric_counter_cell* released = nullptr;
+};
+extern constinit thread_local acquired_lock_cache last_acquired_lock;
 
 /// Byte equality inline, with word loads: a hot loop's lock names are short, and a libc memcmp
 /// call costs more than the comparison (bench/metrics_overhead).
@@ -68,42 +80,68 @@ inline bool same_bytes(const std::string& a, const std::string& b) noexcept {
     return true;
 }
 
-/// What a locking_task_executor updates: attempts per lock and outcome, acquire latency per
-/// provider, keep-alive extensions and lost locks. Safe for concurrent use.
-class executor_metrics {
+/// What a locking_task_executor counts, as one of its listeners (always the first): attempts per
+/// lock and outcome, acquire latency per provider, lock_held, lost locks. The executor calls it
+/// through its own type (final: no virtual call on the hot path). Keep-alive extensions are
+/// counted by the watchdog itself (no listener event). Safe for concurrent use.
+class executor_metrics final : public executor_listener {
 public:
     executor_metrics(metrics_registry& registry, const std::string& provider);
     /// This thread's instruments of lock `name` (valid until this thread asks for another lock).
     /// Inline: the cache hit is the executor's hot path.
-    thread_lock_instruments& for_lock(const std::string& name) {
+    [[gnu::always_inline]] thread_lock_instruments& for_lock(const std::string& name) {
         auto& cache = last_lock_lookup;
         if (cache.owner == id_ && same_bytes(*cache.name, name)) return cache.instruments;
         return look_up_for_this_thread(name);
     }
 
-    /// Whether to time this try_lock call. Every call while try_lock is slow (the last timed call
-    /// took >= slow_acquire_seconds: a database, where two clock reads are noise); one call in
-    /// fast_sample_every of a thread while it is fast (in memory, where two clock reads of ~30 ns
-    /// each would be a fifth of the cycle).
-    bool time_this_call(thread_lock_instruments& mine) const noexcept {
-        if (!fast_.load(std::memory_order_relaxed)) return true;
-        const auto left = mine.countdown;
-        mine.countdown = left == 0 ? fast_sample_every - 1 : left - 1;
-        return left == 0;
+    void on_acquired(const execution_event& e) override { acquired(e); }
+    void on_skipped(const skipped_event& e) override {
+        if (e.attempt == lock_attempt::acquired) return ended(e);
+        if (e.attempt == lock_attempt::held_elsewhere || e.attempt == lock_attempt::failed) refused(e);
     }
-    /// Records a timed call and whether try_lock is fast.
-    void observe_acquire(double seconds) noexcept {
-        acquire_seconds.observe(seconds);
-        fast_.store(seconds < slow_acquire_seconds, std::memory_order_relaxed);
+    void on_lock_lost(const lock_lost_event&) override { lock_lost.inc(); }
+    void on_finished(const finished_event& e) override { ended(e); }
+
+    // The hooks' work, non-virtual and inline: the executor calls these directly (its hot path;
+    // always_inline: a call there cost more instructions than the work, bench/listener_overhead).
+    [[gnu::always_inline]] void acquired(const execution_event& e) {
+        auto& mine = for_lock(e.config.metrics_name());
+        observe_acquire(e);
+        mine.acquired->inc();  // also raises lock_held
+        auto& pending = last_acquired_lock;
+        pending.owner = id_;
+        pending.config = &e.config;
+        pending.released = mine.released;
     }
-    static constexpr double slow_acquire_seconds = 10e-6;
-    static constexpr std::uint32_t fast_sample_every = 64;
+    /// try_lock found the lock held, or failed.
+    void refused(const execution_event& e) {
+        auto& mine = for_lock(e.config.metrics_name());
+        observe_acquire(e);
+        (e.attempt == lock_attempt::failed ? mine.shared->error : mine.shared->held)->inc();
+    }
+    /// What on_finished and on_skipped do for an execution past try_lock: count the release of a
+    /// lock it acquired (a re-entrant one released nothing). The executor calls it before the
+    /// unlock, so another instance's acquisition never meets this one's still counted: the gauge
+    /// may read 0 a moment early, never 2 for one lock.
+    [[gnu::always_inline]] void ended(const execution_event& e) {
+        if (e.attempt != lock_attempt::acquired) return;
+        auto& pending = last_acquired_lock;
+        if (pending.owner == id_ && pending.config == &e.config) {
+            pending.owner = 0;
+            return pending.released->inc();
+        }
+        for_lock(e.config.metrics_name()).released->inc();
+    }
 
     metric_histogram& acquire_seconds;
     metric_counter& keepalive_extensions;
     metric_counter& lock_lost;
 
 private:
+    void observe_acquire(const execution_event& e) noexcept {
+        if (e.acquire_time) acquire_seconds.observe(std::chrono::duration<double>(*e.acquire_time).count());
+    }
     thread_lock_instruments& look_up_for_this_thread(const std::string& name);
     /// The map's entry: its key is what the per-thread cache compares with (nodes never move).
     const std::pair<const std::string, lock_instruments>& lookup(const std::string& name);
@@ -112,7 +150,6 @@ private:
     metrics_registry& registry_;
     std::mutex mutex_;
     std::unordered_map<std::string, lock_instruments> locks_;
-    std::atomic<bool> fast_{false};
 };
 
 }  // namespace shedlock::detail

@@ -1,4 +1,4 @@
-#include "executor_metrics.hpp"
+#include "executor_listeners.hpp"
 #include "held_locks.hpp"
 #include "keep_alive.hpp"
 
@@ -96,15 +96,54 @@ void run_task(const locked_task& task, task_context& context, execution_result& 
         run_body(task, context, result);
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+using steady = std::chrono::steady_clock;
+
+/// The time of a timed try_lock, which also tells the sampler whether try_lock is fast.
+std::optional<std::chrono::nanoseconds> acquire_time_since(detail::acquire_sampler& sampler, steady::time_point start) {
+    const auto took = std::chrono::duration_cast<std::chrono::nanoseconds>(steady::now() - start);
+    sampler.timed(took);
+    return took;
+}
+
+/// A nested execute() of a lock this thread already holds: the outer execution locked it.
+execution_result run_reentrant(const locked_task& task, const lock_configuration& config, const execute_options& options,
+                               detail::executor_listeners* listening) {
+    task_context context(config.name(), options.scheduled_at);
+    execution_result result;
+    const bool timing = listening && listening->wants_duration();
+    const auto started = timing ? steady::now() : steady::time_point{};
+    run_task(task, context, result, options, config.lock_at_most_for());
+    result.counters = context.counters();
+    if (listening) {
+        const execution_event base{config, options.task, options.scheduled_at, lock_attempt::reentrant, std::nullopt, std::nullopt};
+        listening->ended(base, result, timing ? steady::now() - started : steady::duration{});
+    }
+    return result;
 }
 
 }  // namespace
 
 locking_task_executor::locking_task_executor(lock_provider& provider, metrics_registry& metrics,
                                              const std::string& provider_name)
-    : provider_(&provider), metrics_(std::make_shared<detail::executor_metrics>(metrics, provider_name)) {}
+    : provider_(&provider),
+      listeners_(std::make_shared<detail::executor_listeners>(std::make_shared<detail::executor_metrics>(metrics, provider_name))) {}
+
+detail::executor_listeners& locking_task_executor::listeners() {
+    if (!listeners_) listeners_ = std::make_shared<detail::executor_listeners>(nullptr);
+    return *listeners_;
+}
+
+void locking_task_executor::add_listener(std::shared_ptr<executor_listener> listener) {
+    if (listener) listeners().add(std::move(listener));
+}
+
+void locking_task_executor::set_listener_error_handler(std::function<void(const std::string&)> handler) {
+    listeners().set_error_handler(std::move(handler));
+}
+
+void locking_task_executor::report_skipped(const skipped_event& event) {
+    if (listeners_) listeners_->skipped(event);
+}
 
 const char* to_string(run_outcome outcome) noexcept {
     switch (outcome) {
@@ -128,75 +167,72 @@ run_outcome parse_run_outcome(const std::string& text) {
 
 execution_result locking_task_executor::execute(const locked_task& task, const lock_configuration& config,
                                                 const execute_options& options) {
-    if (detail::thread_really_holds(config.name())) {
-        // Re-entrant call: the outer execution holds the lock and will release it.
-        task_context context(config.name(), options.scheduled_at);
-        execution_result result;
-        run_task(task, context, result, options, config.lock_at_most_for());
-        result.counters = context.counters();
-        return result;
-    }
-    detail::thread_lock_instruments* instruments = metrics_ ? &metrics_->for_lock(config.metrics_name()) : nullptr;
-    const bool timed = instruments && metrics_->time_this_call(*instruments);
-    const auto started = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    detail::executor_listeners* const listening = listeners_.get();
+    if (detail::thread_really_holds(config.name())) return run_reentrant(task, config, options, listening);
+    const bool timed = listening && listening->sampler().time_this_call();
+    const auto started = timed ? steady::now() : steady::time_point{};
+    std::optional<std::chrono::nanoseconds> acquire_time;
     std::optional<lock_handle> handle;
     try {
         handle = options.wait_for_lock.count() > 0
                      ? try_lock_for(*provider_, config, options.wait_for_lock, options.wait)
                      : provider_->try_lock(config);
     } catch (const storage_error& e) {
-        if (instruments) {
-            if (timed) metrics_->observe_acquire(seconds_since(started));
-            instruments->shared->error->inc();
+        execution_result failed{run_outcome::lock_error, e.what(), std::nullopt, false, {}};
+        if (listening) {
+            if (timed) acquire_time = acquire_time_since(listening->sampler(), started);
+            listening->skipped(skipped_event{{config, options.task, options.scheduled_at, lock_attempt::failed, std::nullopt, acquire_time},
+                                             failed.outcome, failed.message});
         }
-        return execution_result{run_outcome::lock_error, e.what(), std::nullopt, false, {}};
+        return failed;
     }
-    if (instruments) {
-        if (timed) metrics_->observe_acquire(seconds_since(started));
-        if (handle) instruments->acquired->inc();  // also raises lock_held
-        else instruments->shared->held->inc();
+    if (timed) acquire_time = acquire_time_since(listening->sampler(), started);
+    if (!handle) {
+        execution_result held{run_outcome::skipped_locked, "lock \"" + config.name() + "\" is held elsewhere",
+                              std::nullopt, false, {}};
+        if (listening)
+            listening->skipped(skipped_event{
+                {config, options.task, options.scheduled_at, lock_attempt::held_elsewhere, std::nullopt, acquire_time},
+                held.outcome, held.message});
+        return held;
     }
-    if (!handle)
-        return execution_result{run_outcome::skipped_locked, "lock \"" + config.name() + "\" is held elsewhere",
-                                std::nullopt, false, {}};
-    // The cell, not the cache entry: a nested run of another lock replaces this thread's entry.
     // One return of run_locked's result: the result is built in place, never moved.
-    return run_locked(task, std::move(*handle), config, options, instruments ? instruments->released : nullptr);
+    return run_locked(task, std::move(*handle), config, options, acquire_time);
 }
 
 execution_result locking_task_executor::run_locked(const locked_task& task, lock_handle handle,
                                                    const lock_configuration& config, const execute_options& options,
-                                                   metric_counter_cell* released) {
+                                                   std::optional<std::chrono::nanoseconds> acquire_time) {
     execution_result result;
     result.fencing_token = handle.fencing_token();
+    detail::executor_listeners* const listening = listeners_.get();
+    const execution_event base{config, options.task, options.scheduled_at, lock_attempt::acquired, result.fencing_token, acquire_time};
+    if (listening) listening->acquired(base);
     task_context context(config.name(), options.scheduled_at);
     context.attach(&handle);
+    const bool timing = listening && listening->wants_duration();
+    const auto started = timing ? steady::now() : steady::time_point{};
     {
         detail::held_lock_scope held(config.name());
         std::unique_ptr<detail::keep_alive> watchdog;
         if (options.keep_alive) watchdog = std::make_unique<detail::keep_alive>(
-                context, config.lock_at_most_for(), metrics_ ? &metrics_->keepalive_extensions : nullptr);
+                context, config.lock_at_most_for(), listening ? listening->extensions_counter() : nullptr);
         run_task(task, context, result, options, config.lock_at_most_for());
     }  // watchdog joined: no extension can race the unlock below
     result.lock_lost = context.lock_lost();
     result.counters = context.counters();
-    if (released) {
-        // Lowers lock_held before the unlock, so another instance's acquisition never meets this
-        // one's still counted: the gauge may read 0 a moment early, never 2 for one lock.
-        released->inc();
-        if (result.lock_lost) metrics_->lock_lost.inc();
-    }
+    if (result.lock_lost && result.message.empty())
+        result.message = "lock lost: a keep-alive extension failed, another instance may have taken over";
+    // Before the unlock: the metrics lower lock_held there (executor_metrics::on_finished).
+    if (listening) listening->ended(base, result, timing ? steady::now() - started : steady::duration{});
     if (auto final_handle = context.detach()) {
         try {
             final_handle->unlock();
         } catch (const storage_error& e) {
             result.unlock_failed = true;
-            if (!result.message.empty()) result.message += "; ";
-            result.message += std::string("unlock failed (lock expires at its lock_until): ") + e.what();
+            append_message(result, std::string("unlock failed (lock expires at its lock_until): ") + e.what());
         }
     }
-    if (result.lock_lost && result.message.empty())
-        result.message = "lock lost: a keep-alive extension failed, another instance may have taken over";
     return result;
 }
 

@@ -18,6 +18,8 @@ scheduler::impl::impl(lock_provider& l, run_store& r, scheduler_options o)
       executor(options.metrics ? locking_task_executor(l, *options.metrics, options.provider_name)
                                : locking_task_executor(l)) {
     if (options.instance.empty()) options.instance = instance_id();
+    for (auto& listener : options.listeners) executor.add_listener(listener);
+    if (!options.listeners.empty()) executor.set_listener_error_handler([this](const std::string& line) { warn(line); });
 }
 
 scheduler::scheduler(lock_provider& locks, run_store& runs, scheduler_options options)

@@ -43,6 +43,7 @@ void scheduler::impl::run_one(const firing& f) {
     task_runtime& t = *f.task;
     if (f.overlaps) {  // leaves `running` to the run in flight
         auto r = skipped_running(t, f.at);
+        report_skipped(t, r);
         record(r);
         observe(t, r);
         if (f.manual) f.manual->set_value(r);

@@ -64,6 +64,7 @@ std::optional<run_record> scheduler::impl::run_firing(task_runtime& t, timestamp
         auto run = execute_options{def.keep_alive, at, detail::claim_for_firing(t.task, at, options)};
         run.wait_for_lock = wait_for_firing(t, at);
         run.wait.stop_requested = [this] { return stopping.load(); };
+        run.task = def.name;
         const auto result = executor.execute(body, config, run);
         r.outcome = result.outcome;
         r.message = result.message;
@@ -75,6 +76,7 @@ std::optional<run_record> scheduler::impl::run_firing(task_runtime& t, timestamp
     } catch (const std::exception& e) {
         r.outcome = run_outcome::lock_error;  // e.g. a rendered lock name that is not valid
         r.message = e.what();
+        report_skipped(t, r);
     }
     r.finished_at = wall.now();
     record(r);
@@ -98,6 +100,18 @@ run_record scheduler::impl::skipped_running(const task_runtime& t, timestamp at)
     r.outcome = run_outcome::skipped_running;
     r.message = "the previous run of this task is still running on this instance";
     return r;
+}
+
+void scheduler::impl::report_skipped(const task_runtime& t, const run_record& r) {
+    std::optional<lock_configuration> rendered;
+    try {
+        rendered = detail::lock_for_firing(t.task, r.scheduled_at, options.env);
+    } catch (const std::exception&) {
+        // The name rendered at start() stands in for one that does not render.
+    }
+    executor.report_skipped(skipped_event{
+        {rendered ? *rendered : t.task.lock, r.task, r.scheduled_at, lock_attempt::none, std::nullopt, std::nullopt},
+        r.outcome, r.message});
 }
 
 void scheduler::impl::record(const run_record& r) {

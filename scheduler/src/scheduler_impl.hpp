@@ -104,6 +104,9 @@ struct scheduler::impl {
     std::chrono::milliseconds wait_for_firing(const task_runtime& t, timestamp at) const;
     run_record skipped_running(const task_runtime& t, timestamp at) const;
     void record(const run_record& r);
+    /// Hands a firing that never reached the executor (skipped_running, a lock name that did not
+    /// render) to the executor's listeners.
+    void report_skipped(const task_runtime& t, const run_record& r);
     void check_duration(task_runtime& t, const run_record& r);
     void warn_from_history(const std::vector<detail::prepared_task>& tasks);
     void warn(const std::string& message) const;

@@ -2,6 +2,7 @@
 /// \file
 /// Runs a task only when its lock was acquired.
 
+#include <shedlock/executor_listener.hpp>
 #include <shedlock/idempotency_store.hpp>
 #include <shedlock/lock_provider.hpp>
 #include <shedlock/lock_wait.hpp>
@@ -19,7 +20,7 @@ namespace shedlock {
 class metrics_registry;
 class metric_counter_cell;
 namespace detail {
-class executor_metrics;
+class executor_listeners;
 }
 
 /// How one execution ended.
@@ -79,6 +80,8 @@ struct execute_options {
     std::chrono::milliseconds wait_for_lock{0};
     /// How that wait polls, and what ends it early (stop_requested).
     lock_wait_options wait = {};
+    /// The scheduler's task name, handed to listeners (execution_event::task); not copied.
+    std::string_view task = {};
 };
 
 using locked_task = std::function<void(task_context&)>;
@@ -101,9 +104,13 @@ using locked_task = std::function<void(task_context&)>;
 /// docs/observability.md), keeps
 /// `shedlock_lock_held{lock}` at 1 while the body runs, and counts
 /// `shedlock_keepalive_extensions_total` and `shedlock_lock_lost_total`. The registry must outlive
-/// the executor.
+/// the executor. The metrics are the executor's first listener (executor_listener.hpp).
 ///
-/// Thread safety: safe for concurrent use; each execute() is independent.
+/// Listeners: add_listener() registers more; each execution's outcome reaches each listener
+/// exactly once, on the thread that called execute() (executor_listener.hpp for the order).
+///
+/// Thread safety: safe for concurrent use; each execute() is independent. add_listener() and
+/// set_listener_error_handler() are not: call them before the executor is first used.
 class locking_task_executor {
 public:
     explicit locking_task_executor(lock_provider& provider) : provider_(&provider) {}
@@ -113,13 +120,21 @@ public:
     execution_result execute(const locked_task& task, const lock_configuration& config,
                              const execute_options& options = {});
 
+    /// Adds a listener, called after the earlier ones. Not while another thread executes.
+    void add_listener(std::shared_ptr<executor_listener> listener);
+    /// Where an exception thrown by a listener is reported (one line); default: stderr.
+    void set_listener_error_handler(std::function<void(const std::string&)> handler);
+    /// Hands an outcome decided outside execute() (the scheduler's skipped_running, a lock name
+    /// that did not render) to the listeners, as on_skipped.
+    void report_skipped(const skipped_event& event);
+
 private:
-    /// `released`: the metrics cell that counts this lock's releases (null without metrics).
     execution_result run_locked(const locked_task& task, lock_handle handle, const lock_configuration& config,
-                                const execute_options& options, metric_counter_cell* released);
+                                const execute_options& options, std::optional<std::chrono::nanoseconds> acquire_time);
+    detail::executor_listeners& listeners();
 
     lock_provider* provider_;
-    std::shared_ptr<detail::executor_metrics> metrics_;  // null: no metrics
+    std::shared_ptr<detail::executor_listeners> listeners_;  // null: no metrics and no listener
 };
 
 }  // namespace shedlock

@@ -2,6 +2,7 @@
 /// \file
 /// Runs registered tasks on Boost.Asio timers, each firing under a cluster-wide lock.
 
+#include <shedlock/executor_listener.hpp>
 #include <shedlock/lock_provider.hpp>
 #include <shedlock/idempotency_store.hpp>
 #include <shedlock/metrics.hpp>
@@ -46,6 +47,10 @@ struct scheduler_options {
     metrics_registry* metrics = nullptr;
     /// The `provider` label of shedlock_lock_acquire_seconds (e.g. the URI scheme).
     std::string provider_name = "unknown";
+    /// Told what every firing did (executor_listener.hpp), in this order, after the metrics: on
+    /// a worker thread of the pool, events carry the task name and scheduled time. A listener
+    /// that throws is reported to `warn`. Shared: a listener may outlive the scheduler.
+    std::vector<std::shared_ptr<executor_listener>> listeners;
     /// How long a lock record of a name rendered with {date} or {datetime} is kept after it
     /// expired. Such a task leaves one record per rendered name (86,400 a day for a per-second
     /// name); at most once a minute (or once per retention, if shorter) the scheduler deletes the
