@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <vector>
 
@@ -127,6 +128,28 @@ TEST_CASE("cli run --wait shorter than the holder's run exits with the held stat
         INFO(uri);
         short_wait_gives_held(uri);
     }
+}
+
+TEST_CASE("cli run --config takes a task table's wait_for_lock as its --wait", "[cli][wait]") {
+    const std::string dir = scratch_dir();
+    const std::string uri = "sqlite:" + dir + "/wait-config.db";
+    REQUIRE(run_cli({"schema", "apply", "-p", uri}).status == 0);
+    const std::string started = dir + "/wait-config-holder-" + std::to_string(::getpid());
+    const std::string ran = started + "-second";
+    std::filesystem::remove(started);
+    const std::string config = dir + "/wait-config.toml";
+    {
+        std::ofstream out(config);
+        out << "[shedlock]\nprovider = \"" << uri << "\"\n[tasks.import]\nlock_at_most_for = \"PT2M\"\n"
+            << "wait_for_lock = \"60s\"\ncommand = [\"sh\", \"-c\", \"echo x > " << ran << "\"]\n";
+    }
+    const pid_t holder = start_cli(wait_args(uri, "import", "0s", {"sh", "-c", "echo x > " + started + "; sleep 2"}));
+    REQUIRE(wait_for_file(started, 20));
+    const auto waiter = run_cli({"run", "--config", config, "--task", "import"});
+    INFO(waiter.err);
+    CHECK(waiter.status == 0);  // waited for the holder instead of exiting 75
+    CHECK(std::filesystem::exists(ran));
+    CHECK(wait_cli(holder) == 0);
 }
 
 TEST_CASE("cli run --wait: a negative or unparsable wait is a configuration error naming it", "[cli][wait]") {
