@@ -26,7 +26,7 @@ struct mysql_options : sql::sql_lock_options, sql::server_options {
     // statement_timeout is MariaDB `max_statement_time` of every session, and the client's read/write
     // timeout (rounded up to whole seconds, plus one), so a hung server cannot block a caller forever.
 
-    /// Reads `mysql://user:pw@host:port/db?table=..&use_db_time=..&pool_size=..&connect_timeout=..
+    /// Reads `mysql://user:pw@host:port/db?table=..&columns=..&upper_case=..&use_db_time=..&pool_size=..&connect_timeout=..
     /// &statement_timeout=..&create_schema=..` (scheme `mariadb:` too), the password from the URI
     /// or `password_file=` / `password_env=` (see read_uri_password), and TLS: `ssl_mode=`
     /// (DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY; the VERIFY modes need `ssl_ca=`),

@@ -31,7 +31,7 @@ struct postgres_options : sql::sql_lock_options, sql::server_options {
     /// always synchronous.
     bool async_unlock = true;
 
-    /// Reads `postgresql://user:pw@host:port/db?table=..&use_db_time=..&pool_size=..&connect_timeout=..
+    /// Reads `postgresql://user:pw@host:port/db?table=..&columns=..&upper_case=..&use_db_time=..&pool_size=..&connect_timeout=..
     /// &statement_timeout=..&create_schema=..&async_unlock=..` (scheme `postgres:` too), the
     /// password from the URI or `password_file=` / `password_env=` (see read_uri_password), and
     /// TLS: `sslmode=` (disable, allow, prefer, require, verify-ca, verify-full), `sslrootcert=`,

@@ -23,7 +23,7 @@ struct sqlite_options : sql::sql_lock_options {
     std::chrono::milliseconds busy_timeout = std::chrono::seconds{5};
     sqlite_durability durability = sqlite_durability::normal;
 
-    /// Reads `sqlite:path/to/locks.db?table=..&use_db_time=..&pool_size=..&create_schema=..
+    /// Reads `sqlite:path/to/locks.db?table=..&columns=..&upper_case=..&use_db_time=..&pool_size=..&create_schema=..
     /// &busy_timeout=..&durability=normal|full` (`sqlite:///abs/path` for an absolute path).
     /// Unknown keys, bad values and an empty path are configuration_errors naming them.
     static sqlite_options from_uri(const provider_uri& uri);
