@@ -60,7 +60,7 @@ using lock_error_handler = std::function<void(const std::string& lock_name, cons
 /// record's `lock_until <= now`; it then writes a fresh owner token, `locked_at = now`,
 /// `lock_until = now + lock_at_most_for` and increments the fencing token. When the lock is live
 /// it changes nothing and returns an empty optional: contention is not an error. It never waits
-/// for the lock to become free.
+/// for the lock to become free; `try_lock_for` (lock_wait.hpp) does, on top of it.
 ///
 /// Failure: a backend that cannot be reached or answers with an error makes `try_lock` throw
 /// `storage_error`; the lock then counts as not acquired. Invalid names never reach the backend
