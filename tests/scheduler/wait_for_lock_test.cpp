@@ -37,6 +37,13 @@ struct held_lock_scheduler {
     memory_run_store store;
     std::optional<lock_handle> holder;
     scheduler s{locks, store};
+
+    /// Adds the task `name` (lock of the same name) with `wait_for_lock(wait)` and starts.
+    void start(const std::string& name, trigger t, std::chrono::milliseconds wait,
+               task_body body = [](task_context&) {}) {
+        s.add(make_task(name, std::move(body), t, lock_at_most_for("PT1M"), wait_for_lock(wait)));
+        s.start();
+    }
 };
 
 }  // namespace
@@ -46,9 +53,7 @@ TEST_CASE("scheduler: a firing with wait_for_lock runs once the holder releases"
     auto& s = held.s;
     auto& store = held.store;
     std::atomic<int> runs{0};
-    s.add(make_task("waited", [&](task_context&) { ++runs; }, fixed_rate(1h), lock_at_most_for("PT1M"),
-                    wait_for_lock(30s)));
-    s.start();
+    held.start("waited", fixed_rate(1h), 30s, [&](task_context&) { ++runs; });
     // The firing is in flight and has not run: it is waiting (without the option it would have
     // been recorded as skipped_locked at once).
     REQUIRE(wait_for([&] { return firing_in_flight(s, "waited"); }, 10s));
@@ -64,9 +69,7 @@ TEST_CASE("scheduler: a wait never runs into the task's next firing", "[schedule
     held_lock_scheduler held("overlapping", 120s);
     auto& s = held.s;
     auto& store = held.store;
-    s.add(make_task("overlapping", [](task_context&) {}, fixed_rate(300ms), lock_at_most_for("PT1M"),
-                    wait_for_lock(60s)));
-    s.start();
+    held.start("overlapping", fixed_rate(300ms), 60s);
     // Had each firing waited its 60 s, the firings after the first would all be skipped_running
     // and no skipped_locked would be recorded for a minute.
     REQUIRE(wait_for([&] { return count_outcome(store, "overlapping", run_outcome::skipped_locked) >= 3; }, 20s));
@@ -79,9 +82,7 @@ TEST_CASE("scheduler: stop() ends a firing's wait for its lock", "[scheduler][wa
     held_lock_scheduler held("stopped-wait", 120s);
     auto& s = held.s;
     auto& store = held.store;
-    s.add(make_task("stopped-wait", [](task_context&) {}, fixed_rate(1h), lock_at_most_for("PT1M"),
-                    wait_for_lock(90s)));
-    s.start();
+    held.start("stopped-wait", fixed_rate(1h), 90s);
     REQUIRE(wait_for([&] { return firing_in_flight(s, "stopped-wait"); }, 10s));
     s.stop(30s);
     const auto records = store.last_runs("stopped-wait", 10);
