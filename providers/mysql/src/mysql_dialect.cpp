@@ -32,10 +32,7 @@ public:
     // trailing spaces (utf8mb4_bin is PAD SPACE), so "Report-é", "report-É" and "Report-é "
     // would be one lock. 256 bytes hold 64 characters of up to 4 UTF-8 bytes each.
     std::string schema_sql(const sql::lock_table& t) const override {
-        const auto q = quoted(t);
-        return "CREATE TABLE IF NOT EXISTS " + q.table + " (\n  " + q.name + " VARBINARY(256) NOT NULL PRIMARY KEY,\n  " +
-               q.lock_until + " DATETIME(3) NOT NULL,\n  " + q.locked_at + " DATETIME(3) NOT NULL,\n  " + q.locked_by +
-               " VARCHAR(255) NOT NULL,\n  " + q.fencing_token + " BIGINT NOT NULL DEFAULT 0\n) DEFAULT CHARSET = utf8mb4;";
+        return create_lock_table_sql(t, {"VARBINARY(256)", "DATETIME(3)", " DEFAULT CHARSET = utf8mb4"});
     }
 
     // Assignments see the columns as already updated by earlier ones, so lock_until (which the

@@ -2,6 +2,7 @@
 // MySqlServerTimeStatementsSource sends, run through the MariaDB C API beside our provider.
 #include "mysql_connection.hpp"  // a MariaDB Connector/C session with bound parameters
 #include "mysql_test_server.hpp"
+#include "java_sharing_checks.hpp"
 
 #include <shedlock/providers/mysql_lock_provider.hpp>
 
@@ -61,16 +62,6 @@ std::unique_ptr<sql::sql_lock_provider> our_provider(const std::string& table) {
     return make_mysql_lock_provider(o);
 }
 
-int refused_relocks(java_instance& java, const std::string& name, int cycles) {
-    REQUIRE(java.lock(name));
-    int refused = 0;
-    for (int i = 0; i < cycles; ++i) {
-        java.unlock(name);
-        if (!java.lock(name)) ++refused;
-    }
-    return refused;
-}
-
 }  // namespace java_sharing
 
 using namespace java_sharing;
@@ -81,7 +72,7 @@ TEST_CASE("mysql: Java ShedLock in db time re-locks right after its unlock, on o
     mysql_server::exec("DROP TABLE IF EXISTS " + ours);
     (void)our_provider(ours);
     java_instance on_ours(ours, "java-host-1");
-    const int refused_ours = refused_relocks(on_ours, "relock", cycles);
+    const int refused_ours = shedlock::test::refused_java_relocks(on_ours, "relock", cycles);
 
     // Java's documented MySQL DDL. UTC_TIMESTAMP(3) is already whole milliseconds, so nothing
     // rounds here (unlike PostgreSQL's now()); the session time zone is UTC as ours sets it.
@@ -90,7 +81,7 @@ TEST_CASE("mysql: Java ShedLock in db time re-locks right after its unlock, on o
     mysql_server::exec("CREATE TABLE " + javas + "(name VARCHAR(64) NOT NULL, lock_until TIMESTAMP(3) NOT NULL, locked_at "
                        "TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3), locked_by VARCHAR(255) NOT NULL, PRIMARY KEY (name))");
     java_instance on_javas(javas, "java-host-1");
-    const int refused_javas = refused_relocks(on_javas, "relock", cycles);
+    const int refused_javas = shedlock::test::refused_java_relocks(on_javas, "relock", cycles);
 
     std::cout << "MariaDB: Java re-locks refused right after unlock, " << cycles << " cycles: DATETIME(3) (ours) "
               << refused_ours << ", TIMESTAMP(3) (Java's DDL) " << refused_javas << "\n";
@@ -104,21 +95,6 @@ TEST_CASE("mysql: our provider and Java ShedLock's statements exclude each other
     mysql_server::exec("DROP TABLE IF EXISTS " + table);
     auto ours = our_provider(table);
     java_instance java(table, "java-host-2");
-    const lock_configuration config{"shared-job", std::chrono::minutes{1}};
-
-    REQUIRE(java.lock("shared-job"));
-    CHECK_FALSE(ours->try_lock(config));
-    const auto listed = ours->list_locks();
-    REQUIRE(listed.size() == 1);
-    CHECK(listed.front().locked_by == "java-host-2");
-
-    java.unlock("shared-job");
-    auto held = ours->try_lock(config);
-    REQUIRE(held);
-    CHECK_FALSE(java.lock("shared-job"));
-    held->unlock();
-    CHECK(java.lock("shared-job"));
-    CHECK_FALSE(ours->try_lock(config));
-    java.unlock("shared-job");
+    shedlock::test::check_exclusion_with_java(java, "java-host-2", *ours);
     mysql_server::exec("DROP TABLE " + table);
 }

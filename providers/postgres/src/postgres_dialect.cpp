@@ -45,10 +45,7 @@ public:
     // right after its unlock was refused (docs/beside-java-shedlock.md). Ours store ms-truncated
     // values, which a microsecond column keeps exactly.
     std::string schema_sql(const sql::lock_table& t) const override {
-        const auto q = quoted(t);
-        return "CREATE TABLE IF NOT EXISTS " + q.table + " (\n  " + q.name + " VARCHAR(64) NOT NULL PRIMARY KEY,\n  " +
-               q.lock_until + " TIMESTAMP NOT NULL,\n  " + q.locked_at + " TIMESTAMP NOT NULL,\n  " + q.locked_by +
-               " VARCHAR(255) NOT NULL,\n  " + q.fencing_token + " BIGINT NOT NULL DEFAULT 0\n);";
+        return create_lock_table_sql(t, {"VARCHAR(64)", "TIMESTAMP", ""});
     }
 
     // ONE statement, but not INSERT ... ON CONFLICT DO UPDATE ... WHERE: that form locks (and so

@@ -1,8 +1,10 @@
 // A lock table shared with Java ShedLock in db time (usingDbTime()): the statements Java's
 // PostgresSqlServerTimeStatementsSource sends, run through libpq beside our provider.
+#include "java_sharing_checks.hpp"
 #include "postgres_test_server.hpp"
 
 #include <shedlock/providers/postgres_lock_provider.hpp>
+
 
 #include <catch2/catch.hpp>
 #include <pqxx/pqxx>
@@ -62,17 +64,6 @@ private:
     std::string owner_;
 };
 
-/// Java's lock, unlock, re-lock `cycles` times; how many re-locks right after an unlock were refused.
-int refused_relocks(java_instance& java, const std::string& name, int cycles) {
-    REQUIRE(java.lock(name));
-    int refused = 0;
-    for (int i = 0; i < cycles; ++i) {
-        java.unlock(name);
-        if (!java.lock(name)) ++refused;
-    }
-    return refused;
-}
-
 std::string unique_table(const std::string& stem) { return stem + "_" + std::to_string(::getpid()); }
 
 /// Our provider on `table` in db time, creating the table with our DDL when it is missing.
@@ -95,7 +86,7 @@ TEST_CASE("postgres: Java ShedLock in db time re-locks right after its unlock on
     test_server::exec("DROP TABLE IF EXISTS " + ours);
     (void)our_provider(ours);  // `shedlock schema apply` runs the same DDL
     java_instance on_ours(ours, "java-host-1");
-    const int refused_ours = refused_relocks(on_ours, "relock", cycles);
+    const int refused_ours = shedlock::test::refused_java_relocks(on_ours, "relock", cycles);
 
     // The negative control: the TIMESTAMP(3) columns our DDL had before. Java's now() is not
     // truncated; the stored value rounds half-up, so lock_until can lie up to 0.5 ms ahead.
@@ -104,7 +95,7 @@ TEST_CASE("postgres: Java ShedLock in db time re-locks right after its unlock on
     test_server::exec("CREATE TABLE " + rounded + " (name VARCHAR(64) NOT NULL PRIMARY KEY, lock_until TIMESTAMP(3) "
                       "NOT NULL, locked_at TIMESTAMP(3) NOT NULL, locked_by VARCHAR(255) NOT NULL)");
     java_instance on_rounded(rounded, "java-host-1");
-    const int refused_rounded = refused_relocks(on_rounded, "relock", cycles);
+    const int refused_rounded = shedlock::test::refused_java_relocks(on_rounded, "relock", cycles);
 
     std::cout << "Java re-locks refused right after unlock, " << cycles << " cycles: TIMESTAMP " << refused_ours
               << ", TIMESTAMP(3) " << refused_rounded << " (" << 100.0 * refused_rounded / cycles << " %)\n";
@@ -118,22 +109,6 @@ TEST_CASE("postgres: our provider and Java ShedLock's statements exclude each ot
     test_server::exec("DROP TABLE IF EXISTS " + table);
     auto ours = our_provider(table);
     java_instance java(table, "java-host-2");
-    const lock_configuration config{"shared-job", std::chrono::minutes{1}};
-
-    REQUIRE(java.lock("shared-job"));
-    CHECK_FALSE(ours->try_lock(config));
-    const auto listed = ours->list_locks();
-    REQUIRE(listed.size() == 1);
-    CHECK(listed.front().locked_by == "java-host-2");  // Java's microsecond times read fine
-    CHECK(listed.front().lock_until > listed.front().locked_at);
-
-    java.unlock("shared-job");
-    auto held = ours->try_lock(config);  // at once: Java's exact lock_until is compared exactly
-    REQUIRE(held);
-    CHECK_FALSE(java.lock("shared-job"));
-    held->unlock();
-    CHECK(java.lock("shared-job"));  // right after our unlock
-    CHECK_FALSE(ours->try_lock(config));
-    java.unlock("shared-job");
+    shedlock::test::check_exclusion_with_java(java, "java-host-2", *ours);
     test_server::exec("DROP TABLE " + table);
 }

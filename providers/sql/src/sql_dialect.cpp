@@ -25,6 +25,14 @@ std::string record_columns(const quoted_lock_table& q, const statement_options& 
 
 }  // namespace
 
+std::string sql_dialect::create_lock_table_sql(const lock_table& table, const lock_column_types& types) const {
+    const auto q = quoted(table);
+    return "CREATE TABLE IF NOT EXISTS " + q.table + " (\n  " + q.name + " " + types.name + " NOT NULL PRIMARY KEY,\n  " +
+           q.lock_until + " " + types.time + " NOT NULL,\n  " + q.locked_at + " " + types.time + " NOT NULL,\n  " +
+           q.locked_by + " VARCHAR(255) NOT NULL,\n  " + q.fencing_token + " BIGINT NOT NULL DEFAULT 0\n)" +
+           types.table_suffix + ";";
+}
+
 statement sql_dialect::list(const lock_table& table, const statement_options& options) const {
     const auto q = quoted(table);
     return {"SELECT " + record_columns(q, options) + " FROM " + q.table + " ORDER BY " + q.name, {}};

@@ -23,10 +23,7 @@ public:
     std::string name() const override { return "sqlite"; }
 
     std::string schema_sql(const sql::lock_table& t) const override {
-        const auto q = quoted(t);
-        return "CREATE TABLE IF NOT EXISTS " + q.table + " (\n  " + q.name + " VARCHAR(64) NOT NULL PRIMARY KEY,\n  " +
-               q.lock_until + " TEXT NOT NULL,\n  " + q.locked_at + " TEXT NOT NULL,\n  " + q.locked_by +
-               " VARCHAR(255) NOT NULL,\n  " + q.fencing_token + " BIGINT NOT NULL DEFAULT 0\n);";
+        return create_lock_table_sql(t, {"VARCHAR(64)", "TEXT", ""});
     }
 
     statement acquire(const sql::lock_table& t, const statement_options& o) const override {

@@ -78,6 +78,14 @@ struct quoted_lock_table {
     std::string name, lock_until, locked_at, locked_by, fencing_token;
 };
 
+/// The types of a lock table's columns in one dialect's DDL (locked_by is VARCHAR(255) and
+/// fencing_token BIGINT everywhere).
+struct lock_column_types {
+    std::string name;          ///< e.g. VARCHAR(64)
+    std::string time;          ///< lock_until and locked_at, e.g. TIMESTAMP
+    std::string table_suffix;  ///< after the closing parenthesis, e.g. " DEFAULT CHARSET = utf8mb4"
+};
+
 /// Values a statement may bind; the dialect lists which ones, in placeholder order.
 enum class slot {
     name,          ///< lock name
@@ -167,6 +175,8 @@ public:
     quoted_lock_table quoted(const lock_table& table) const;
     /// CREATE TABLE for the lock table (ShedLock columns + fencing_token), under its mapped names.
     virtual std::string schema_sql(const lock_table& table) const = 0;
+    /// The CREATE TABLE IF NOT EXISTS of schema_sql, under the table's names, in `types`.
+    std::string create_lock_table_sql(const lock_table& table, const lock_column_types& types) const;
     /// One atomic statement: insert if absent, take over if expired, else write nothing.
     virtual statement acquire(const lock_table& table, const statement_options& options) const = 0;
     virtual acquire_result acquire_reports() const { return acquire_result::returning_row; }
