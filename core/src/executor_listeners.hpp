@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,9 +57,14 @@ public:
     /// What the keep-alive watchdog counts its extensions on (null without metrics).
     metric_counter* extensions_counter() const noexcept { return metrics_ ? &metrics_->keepalive_extensions : nullptr; }
 
-    [[gnu::always_inline]] void acquired(const execution_event& e) {
-        if (metrics_) metrics_->acquired(e);
-        if (!users_.empty()) notify_users(e);
+    /// After try_lock acquired. `make_event` builds the execution_event: only for the users'
+    /// listeners, the metrics take the two facts they count by (the hot path builds no event).
+    template <typename Make_event>
+    [[gnu::always_inline]] void acquired(const lock_configuration& config,
+                                         const std::optional<std::chrono::nanoseconds>& acquire_time,
+                                         const Make_event& make_event) {
+        if (metrics_) metrics_->acquired(config, acquire_time);
+        if (!users_.empty()) notify_users(make_event());
     }
     void skipped(const skipped_event& e) {
         if (metrics_) metrics_->on_skipped(e);
@@ -75,12 +81,14 @@ public:
     /// The end of an execution that got past try_lock (acquired or re-entrant): on_lock_lost if
     /// the lock was lost, then on_finished when the body ran, else on_skipped (the claim step).
     /// The metrics' on_finished and on_skipped of such an execution both count the release only:
-    /// it is called directly, and the events are built for the users' listeners alone.
-    [[gnu::always_inline]] void ended(const execution_event& base, const execution_result& result,
-                                      std::chrono::nanoseconds duration) {
-        if (result.lock_lost) lock_lost(lock_lost_event{base});
-        if (metrics_) metrics_->ended(base);
-        if (!users_.empty()) notify_users_end(base, result, duration);
+    /// that step is called directly, and the events are built for the users' listeners alone.
+    template <typename Make_event>
+    [[gnu::always_inline]] void ended(const lock_configuration& config, lock_attempt attempt,
+                                      const execution_result& result, std::chrono::nanoseconds duration,
+                                      const Make_event& make_event) {
+        if (result.lock_lost) lock_lost(lock_lost_event{make_event()});
+        if (metrics_) metrics_->ended(config, attempt);
+        if (!users_.empty()) notify_users_end(make_event(), result, duration);
     }
 
 private:

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -95,43 +96,44 @@ public:
         return look_up_for_this_thread(name);
     }
 
-    void on_acquired(const execution_event& e) override { acquired(e); }
+    void on_acquired(const execution_event& e) override { acquired(e.config, e.acquire_time); }
     void on_skipped(const skipped_event& e) override {
-        if (e.attempt == lock_attempt::acquired) return ended(e);
+        if (e.attempt == lock_attempt::acquired) return ended(e.config, e.attempt);
         if (e.attempt == lock_attempt::held_elsewhere || e.attempt == lock_attempt::failed) refused(e);
     }
     void on_lock_lost(const lock_lost_event&) override { lock_lost.inc(); }
-    void on_finished(const finished_event& e) override { ended(e); }
+    void on_finished(const finished_event& e) override { ended(e.config, e.attempt); }
 
     // The hooks' work, non-virtual and inline: the executor calls these directly (its hot path;
     // always_inline: a call there cost more instructions than the work, bench/listener_overhead).
-    [[gnu::always_inline]] void acquired(const execution_event& e) {
-        auto& mine = for_lock(e.config.metrics_name());
-        observe_acquire(e);
+    [[gnu::always_inline]] void acquired(const lock_configuration& config,
+                                         const std::optional<std::chrono::nanoseconds>& acquire_time) {
+        auto& mine = for_lock(config.metrics_name());
+        observe_acquire(acquire_time);
         mine.acquired->inc();  // also raises lock_held
         auto& pending = last_acquired_lock;
         pending.owner = id_;
-        pending.config = &e.config;
+        pending.config = &config;
         pending.released = mine.released;
     }
     /// try_lock found the lock held, or failed.
     void refused(const execution_event& e) {
         auto& mine = for_lock(e.config.metrics_name());
-        observe_acquire(e);
+        observe_acquire(e.acquire_time);
         (e.attempt == lock_attempt::failed ? mine.shared->error : mine.shared->held)->inc();
     }
     /// What on_finished and on_skipped do for an execution past try_lock: count the release of a
     /// lock it acquired (a re-entrant one released nothing). The executor calls it before the
     /// unlock, so another instance's acquisition never meets this one's still counted: the gauge
     /// may read 0 a moment early, never 2 for one lock.
-    [[gnu::always_inline]] void ended(const execution_event& e) {
-        if (e.attempt != lock_attempt::acquired) return;
+    [[gnu::always_inline]] void ended(const lock_configuration& config, lock_attempt attempt) {
+        if (attempt != lock_attempt::acquired) return;
         auto& pending = last_acquired_lock;
-        if (pending.owner == id_ && pending.config == &e.config) {
+        if (pending.owner == id_ && pending.config == &config) {
             pending.owner = 0;
             return pending.released->inc();
         }
-        for_lock(e.config.metrics_name()).released->inc();
+        for_lock(config.metrics_name()).released->inc();
     }
 
     metric_histogram& acquire_seconds;
@@ -139,8 +141,8 @@ public:
     metric_counter& lock_lost;
 
 private:
-    void observe_acquire(const execution_event& e) noexcept {
-        if (e.acquire_time) acquire_seconds.observe(std::chrono::duration<double>(*e.acquire_time).count());
+    void observe_acquire(const std::optional<std::chrono::nanoseconds>& acquire_time) noexcept {
+        if (acquire_time) acquire_seconds.observe(std::chrono::duration<double>(*acquire_time).count());
     }
     thread_lock_instruments& look_up_for_this_thread(const std::string& name);
     /// The map's entry: its key is what the per-thread cache compares with (nodes never move).

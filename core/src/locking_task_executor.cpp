@@ -115,8 +115,12 @@ execution_result run_reentrant(const locked_task& task, const lock_configuration
     run_task(task, context, result, options, config.lock_at_most_for());
     result.counters = context.counters();
     if (listening) {
-        const execution_event base{config, options.task, options.scheduled_at, lock_attempt::reentrant, std::nullopt, std::nullopt};
-        listening->ended(base, result, timing ? steady::now() - started : steady::duration{});
+        const auto event = [&] {
+            return execution_event{config, options.task, options.scheduled_at, lock_attempt::reentrant, std::nullopt,
+                                   std::nullopt};
+        };
+        listening->ended(config, lock_attempt::reentrant, result, timing ? steady::now() - started : steady::duration{},
+                         event);
     }
     return result;
 }
@@ -207,8 +211,12 @@ execution_result locking_task_executor::run_locked(const locked_task& task, lock
     execution_result result;
     result.fencing_token = handle.fencing_token();
     detail::executor_listeners* const listening = listeners_.get();
-    const execution_event base{config, options.task, options.scheduled_at, lock_attempt::acquired, result.fencing_token, acquire_time};
-    if (listening) listening->acquired(base);
+    // Built only when someone listens: the path without listeners stays what it was.
+    const auto event = [&] {
+        return execution_event{config, options.task, options.scheduled_at, lock_attempt::acquired, result.fencing_token,
+                               acquire_time};
+    };
+    if (listening) listening->acquired(config, acquire_time, event);
     task_context context(config.name(), options.scheduled_at);
     context.attach(&handle);
     const bool timing = listening && listening->wants_duration();
@@ -225,7 +233,8 @@ execution_result locking_task_executor::run_locked(const locked_task& task, lock
     if (result.lock_lost && result.message.empty())
         result.message = "lock lost: a keep-alive extension failed, another instance may have taken over";
     // Before the unlock: the metrics lower lock_held there (executor_metrics::on_finished).
-    if (listening) listening->ended(base, result, timing ? steady::now() - started : steady::duration{});
+    if (listening)
+        listening->ended(config, lock_attempt::acquired, result, timing ? steady::now() - started : steady::duration{}, event);
     if (auto final_handle = context.detach()) {
         try {
             final_handle->unlock();
