@@ -44,6 +44,17 @@ void check_all_from(const std::vector<listener_call>& calls, std::thread::id thr
     for (const auto& c : calls) CHECK(c.thread == thread);
 }
 
+/// In a body under a 100 ms lease with keep-alive: moves the clock past the lease before the
+/// watchdog's first extension, whose failure cancels the body. Waits for that event (generously)
+/// and returns whether it came.
+bool lose_the_lease(manual_clock& clock, task_context& ctx) {
+    clock.advance(1s);
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (!ctx.cancellation_requested() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(1ms);
+    return ctx.cancellation_requested();
+}
+
 struct listened_executor {
     manual_clock clock;
     providers::memory_lock_provider locks{clock};
@@ -149,14 +160,7 @@ TEST_CASE("listener: a keep-alive loss is on_lock_lost once, between on_acquired
     bool cancelled = false;
     const auto [result, thread] = on_own_thread([&] {
         return s.executor.execute(
-            [&](task_context& ctx) {
-                s.clock.advance(1s);  // the 100 ms lease runs out before the watchdog's first extension
-                // The watchdog's failed extension cancels the body: wait for that event, generously.
-                const auto deadline = std::chrono::steady_clock::now() + 30s;
-                while (!ctx.cancellation_requested() && std::chrono::steady_clock::now() < deadline)
-                    std::this_thread::sleep_for(1ms);
-                cancelled = ctx.cancellation_requested();
-            },
+            [&](task_context& ctx) { cancelled = lose_the_lease(s.clock, ctx); },
             {"fragile", 100ms}, options);
     });
     REQUIRE(cancelled);
@@ -197,12 +201,7 @@ TEST_CASE("listener: one that throws is reported and neither the run nor the nex
     execute_options options;
     options.keep_alive = true;
     const auto lost = executor.execute(
-        [&](task_context& ctx) {
-            s.clock.advance(1s);
-            const auto deadline = std::chrono::steady_clock::now() + 30s;
-            while (!ctx.cancellation_requested() && std::chrono::steady_clock::now() < deadline)
-                std::this_thread::sleep_for(1ms);
-        },
+        [&](task_context& ctx) { lose_the_lease(s.clock, ctx); },
         {"fragile", 100ms}, options);
     REQUIRE(lost.lock_lost);
     auto held = s.locks.try_lock({"job", 10s});
