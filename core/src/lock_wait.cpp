@@ -28,6 +28,13 @@ milliseconds jittered(milliseconds pause) {
     return std::max(milliseconds{spread(engine)}, milliseconds{1});
 }
 
+/// A pause before seniority never runs past it: a waiter that became senior during a 100 ms
+/// pause would otherwise miss the release that the fairness bound counts on.
+milliseconds until_senior(const lock_wait_options& options, milliseconds waited) {
+    if (waited >= options.senior_after) return milliseconds::max();
+    return std::max(options.senior_after - waited, milliseconds{1});
+}
+
 }  // namespace
 
 void validate_lock_wait(const std::string& what, milliseconds wait) {
@@ -57,7 +64,7 @@ std::optional<lock_handle> try_lock_for(lock_provider& provider, const lock_conf
         if (options.stop_requested && options.stop_requested()) return std::nullopt;
         const auto waited = std::chrono::floor<milliseconds>(now - started);
         const auto left = std::chrono::ceil<milliseconds>(deadline - now);
-        clock.sleep_for(std::min(jittered(wait_pause(options, refused, waited)), left));
+        clock.sleep_for(std::min({jittered(wait_pause(options, refused, waited)), left, until_senior(options, waited)}));
     }
 }
 

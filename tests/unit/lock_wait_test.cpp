@@ -57,7 +57,10 @@ private:
 /// out; it never unlocks). Single-threaded and deterministic apart from the waiter's jitter.
 class newcomer_stream_clock final : public shedlock::clock {
 public:
-    newcomer_stream_clock(milliseconds gap, milliseconds hold) : gap_(gap), hold_(hold) {}
+    /// The first newcomer arrives `gap - phase` after the start, so runs differ in where the
+    /// releases fall relative to the waiter becoming senior.
+    newcomer_stream_clock(milliseconds gap, milliseconds hold, milliseconds phase = milliseconds{0})
+        : gap_(gap), hold_(hold), since_arrival_(phase) {}
     timestamp now() const override { return inner_.now(); }
     monotonic_time monotonic_now() const override { return inner_.monotonic_now(); }
     void sleep_for(milliseconds d) const override {
@@ -81,7 +84,7 @@ private:
     milliseconds gap_, hold_;
     lock_provider* provider_ = nullptr;
     std::string name_;
-    mutable milliseconds since_arrival_{0};
+    mutable milliseconds since_arrival_;
     std::vector<lock_handle>* held_ = nullptr;
 };
 
@@ -212,12 +215,14 @@ TEST_CASE("a senior waiter is not starved by a stream of newcomers that keeps th
     // A newcomer every 40 ms, each holding 250 ms: a lease ends 10 ms after an arrival, so the next
     // newcomer tries 30 ms after each release. A waiter pausing up to 100 ms loses most releases;
     // once senior (1 s of waiting) it polls every 20 ms at most and takes the next release. 20
-    // runs, each with its own jitter; a pure 100 ms poller would exceed the bound in most of them.
+    // runs, each with its own jitter and its own phase of the newcomers' arrivals; a pure 100 ms
+    // poller would exceed the bound in most of them, and so would a waiter whose last pause before
+    // seniority ran on past it.
     const lock_wait_options o;
     const milliseconds hold{250};
     std::size_t served = 0;
     for (int run = 0; run < 20; ++run) {
-        newcomer_stream_clock clock(milliseconds{40}, hold);
+        newcomer_stream_clock clock(milliseconds{40}, hold, milliseconds{(run * 7) % 40});
         memory_lock_provider provider(clock);
         const std::string name = "wait-stream-" + std::to_string(run);
         std::vector<lock_handle> newcomers;
