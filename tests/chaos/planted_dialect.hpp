@@ -45,10 +45,11 @@ public:
                                    const providers::sql::statement_options& o) const override {
         return real_->list(t, o);
     }
-    providers::sql::statement probe(const providers::sql::lock_table& t,
-                                    const providers::sql::statement_options& o) const override {
-        return real_->probe(t, o);
+    providers::sql::catalog_query describe_lock_table(const providers::sql::lock_table& t) const override {
+        return real_->describe_lock_table(t);
     }
+    providers::sql::column_kinds kinds_of(const std::string& type) const override { return real_->kinds_of(type); }
+    bool column_names_ignore_case() const override { return real_->column_names_ignore_case(); }
     providers::sql::statement delete_record(const providers::sql::lock_table& t) const override {
         return real_->delete_record(t);
     }

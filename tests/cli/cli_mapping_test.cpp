@@ -181,3 +181,139 @@ TEST_CASE("cli schema print: mapped and upper-case names, run and claims tables 
     CHECK_THAT(upper.out, Contains("`OPS`.`JOBS`") && Contains("`HOST` VARCHAR(255)") && Contains("`LOCK_UNTIL` DATETIME(3)") &&
                               Contains("`shedlock_runs`") && Contains("`shedlock_claims`"));
 }
+
+namespace column_roles {
+
+/// A table ShedLock's DDL would not make: an id key and a job column that nothing makes unique.
+std::string table_without_unique_name(const std::string& uri, const std::string& table) {
+    const std::string id = is_postgres(uri) ? "id BIGSERIAL PRIMARY KEY"
+                           : is_mysql(uri)  ? "id BIGINT AUTO_INCREMENT PRIMARY KEY"
+                                            : "id INTEGER PRIMARY KEY AUTOINCREMENT";
+    const std::string ts = is_postgres(uri) ? "TIMESTAMP" : "TIMESTAMP(3)";
+    return "CREATE TABLE " + table + " (" + id + ", job VARCHAR(64) NOT NULL, lock_until " + ts + " NOT NULL, locked_at " +
+           ts + " NOT NULL, locked_by VARCHAR(255) NOT NULL)";
+}
+
+/// `run`, `locks` and `doctor` with `uri` all exit 78 with `message`, and the command never runs.
+void check_refused_at_start_up(const std::string& uri, const std::string& message) {
+    const std::string ran = scratch_dir() + "/roles-ran-" + std::to_string(::getpid());
+    std::filesystem::remove(ran);
+    auto run = run_cli(run_args(uri, "roles", "touch " + ran));
+    INFO(uri << "\nrun: " << run.err);
+    CHECK(run.status == 78);
+    CHECK_THAT(run.err, Contains(message));
+    CHECK_FALSE(std::filesystem::exists(ran));
+    auto locks = run_cli({"locks", "-p", uri});
+    CHECK(locks.status == 78);
+    CHECK_THAT(locks.err, Contains(message));
+    auto doctor = run_cli({"doctor", "-p", uri});
+    INFO("doctor: " << doctor.out << doctor.err);
+    CHECK(doctor.status == 78);
+    CHECK_THAT(doctor.out + doctor.err, Contains(message));
+}
+
+}  // namespace column_roles
+
+using namespace column_roles;
+
+TEST_CASE("cli: mapped columns that cannot play their role are configuration errors at start-up, nothing written",
+          "[cli]") {
+    const std::string suffix = std::to_string(::getpid());
+    for (const auto& server : sql_servers("roles")) {
+        INFO(server.substr(0, server.find(':')));
+        const std::string shedlock_table = "cli_roles_" + suffix, applied = "cli_roles_applied_" + suffix,
+                          keyless = "cli_roles_keyless_" + suffix;
+        for (const auto& t : {shedlock_table, applied, keyless}) run_sql(server, "DROP TABLE IF EXISTS " + t);
+        run_sql(server, shedlock_ddl(server, shedlock_table, {"name", "lock_until", "locked_at", "locked_by"}));
+        run_sql(server, table_without_unique_name(server, keyless));
+        REQUIRE(run_cli({"schema", "apply", "-p", with_query(server, "table=" + applied)}).status == 0);
+        const auto on = [&](const std::string& table, const std::string& columns) {
+            return with_query(server, "table=" + table + "&columns=" + columns);
+        };
+        // B1: MariaDB's ON DUPLICATE KEY inserted a second row for a name that is not unique.
+        check_refused_at_start_up(on(shedlock_table, "name:locked_by,locked_by:name"),
+                                  "column \"locked_by\" (name) is neither the primary key on its own nor alone in a unique index");
+        check_refused_at_start_up(on(keyless, "name:job"), "column \"job\" (name) is neither the primary key");
+        // B3: a type mismatch used to reach the server at the first acquire and exit 69.
+        check_refused_at_start_up(on(shedlock_table, "name:lock_until,lock_until:name"),
+                                  "column \"lock_until\" (name) is ");
+        check_refused_at_start_up(on(applied, "fencing_token:locked_by,locked_by:fencing_token"),
+                                  "column \"fencing_token\" (locked_by) is ");
+        check_refused_at_start_up(on(applied, "locked_at:locked_by,locked_by:locked_at"),
+                                  "column \"locked_by\" (locked_at) is ");
+        // Q1: a fencing column named explicitly must exist (only the default one may be absent).
+        check_refused_at_start_up(on(applied, "fencing_token:tok"), "column \"tok\" (fencing_token) does not exist");
+        // System columns are not user columns.
+        const std::string system_column = is_postgres(server) ? "ctid" : is_mysql(server) ? "no_such_column" : "rowid";
+        check_refused_at_start_up(on(applied, "locked_by:" + system_column),
+                                  "column \"" + system_column + "\" (locked_by) does not exist");
+        if (is_postgres(server))
+            check_refused_at_start_up(on(applied, "fencing_token:xmin"), "column \"xmin\" (fencing_token) does not exist");
+        auto listed = run_cli({"locks", "-p", with_query(server, "table=" + applied), "--json"});
+        CHECK(listed.status == 0);
+        CHECK_THAT(listed.out, !Contains("\"roles\""));  // no refused start-up wrote a record
+        for (const auto& t : {shedlock_table, applied, keyless}) run_sql(server, "DROP TABLE " + t);
+    }
+}
+
+TEST_CASE("cli schema apply: an existing table without the mapped columns is a configuration error", "[cli]") {
+    const std::string table = "cli_apply_plain_" + std::to_string(::getpid());
+    for (const auto& server : sql_servers("apply_plain")) {
+        INFO(server.substr(0, server.find(':')));
+        run_sql(server, "DROP TABLE IF EXISTS " + table);
+        REQUIRE(run_cli({"schema", "apply", "-p", with_query(server, "table=" + table)}).status == 0);
+        auto mapped = run_cli({"schema", "apply", "-p", with_query(server, "table=" + table + "&columns=name:job")});
+        INFO(mapped.out << mapped.err);
+        CHECK(mapped.status == 78);
+        CHECK_THAT(mapped.err, Contains("column \"job\" (name) does not exist") && Contains("columns=name:COLUMN"));
+        CHECK_THAT(mapped.out, !Contains("is ready"));
+        run_sql(server, "DROP TABLE " + table);
+    }
+}
+
+TEST_CASE("cli doctor: locked_at after lock_until (a client with the two columns swapped) is a warning", "[cli]") {
+    const std::string table = "cli_swapped_" + std::to_string(::getpid());
+    for (const auto& server : sql_servers("swapped")) {
+        INFO(server.substr(0, server.find(':')));
+        run_sql(server, "DROP TABLE IF EXISTS " + table);
+        const std::string plain = with_query(server, "table=" + table);
+        REQUIRE(run_cli({"schema", "apply", "-p", plain}).status == 0);
+        // Same types, so no catalog fact tells the swap; the minimum hold keeps the swapped
+        // "lock_until" (the real locked_at) a minute after the real lock_until it wrote.
+        auto swapped = run_cli({"run", "-p", with_query(plain, "columns=locked_at:lock_until,lock_until:locked_at"), "-n",
+                                "swapped", "--at-most", "PT2M", "--at-least", "PT1M", "--", "true"});
+        REQUIRE(swapped.status == 0);
+        auto doctor = run_cli({"doctor", "-p", plain});
+        INFO(doctor.out << doctor.err);
+        CHECK_THAT(doctor.out, Contains("lock \"swapped\": locked_at is after lock_until") &&
+                                   Contains("same columns= mapping"));
+        run_sql(server, "DROP TABLE " + table);
+    }
+}
+
+TEST_CASE("cli locks: an unreadable SQLite record names the column and the value, not an exception", "[cli]") {
+    const std::string uri = "sqlite:" + scratch_dir() + "/unreadable-" + std::to_string(::getpid()) + ".db";
+    std::filesystem::remove(uri.substr(7));
+    REQUIRE(run_cli({"schema", "apply", "-p", uri}).status == 0);
+    REQUIRE(run_cli(run_args(uri, "odd", "true")).status == 0);
+    run_sql(uri, "UPDATE shedlock SET fencing_token = 'by-host-1' WHERE name = 'odd'");
+    auto listed = run_cli({"locks", "-p", uri});
+    INFO(listed.out << listed.err);
+    CHECK_THAT(listed.out, Contains("fencing_token column \"fencing_token\" \"by-host-1\" is not an integer"));
+    CHECK_THAT(listed.out, !Contains("stoll"));
+}
+
+TEST_CASE("cli: control, NUL and bidi characters in a column mapping are shown escaped", "[cli]") {
+    const std::string base = "postgresql://u:pw@127.0.0.1:9/db?columns=name:";
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"job%0Aevil", "job\\x0aevil"}, {"job%1B[31m", "job\\x1b[31m"}, {"job%E2%80%AEtxt", "job\\xe2\\x80\\xaetxt"},
+        {"job%00tail", "job\\x00tail"}};
+    for (const auto& [mapping, shown] : cases) {
+        auto r = run_cli({"schema", "print", "-p", base + mapping});
+        INFO(mapping << ": " << r.err);
+        CHECK(r.status == 78);
+        CHECK_THAT(r.err, Contains(shown) && Contains("is not a plain identifier"));
+        CHECK(r.err.find('\x1b') == std::string::npos);
+        CHECK(r.err.find("\xE2\x80\xAE") == std::string::npos);
+    }
+}

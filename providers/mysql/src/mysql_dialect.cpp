@@ -77,6 +77,39 @@ public:
 
     std::string server_now_sql() const override { return std::string("SELECT ") + server_now; }
 
+    // information_schema lists user columns. Unique alone: a unique index (the primary key
+    // included) of this one column, in full (a prefix index would make two names one row).
+    // information_schema compares names without case; where table names are case-sensitive
+    // (lower_case_table_names = 0) the table name must also match byte for byte.
+    sql::catalog_query describe_lock_table(const sql::lock_table& t) const override {
+        const auto& schema = t.table().schema();
+        const std::string in_schema = schema ? "?" : "DATABASE()";
+        sql::catalog_query query{
+            "SELECT c.column_name, c.column_type, CASE WHEN EXISTS (SELECT 1 FROM information_schema.statistics s "
+            "WHERE s.table_schema = c.table_schema AND s.table_name = c.table_name AND s.column_name = c.column_name "
+            "AND s.non_unique = 0 AND s.sub_part IS NULL AND NOT EXISTS (SELECT 1 FROM information_schema.statistics o "
+            "WHERE o.table_schema = s.table_schema AND o.table_name = s.table_name AND o.index_name = s.index_name "
+            "AND o.column_name <> s.column_name)) THEN 1 ELSE 0 END FROM information_schema.columns c WHERE "
+            "c.table_schema = " + in_schema + " AND c.table_name = ? AND (@@lower_case_table_names <> 0 OR "
+            "BINARY c.table_name = BINARY ?) ORDER BY c.ordinal_position",
+            {}};
+        if (schema) query.params.push_back(*schema);
+        query.params.push_back(t.table().table());
+        query.params.push_back(t.table().table());
+        return query;
+    }
+
+    sql::column_kinds kinds_of(const std::string& type) const override {
+        const auto starts = [&](std::initializer_list<const char*> prefixes) {
+            for (const char* p : prefixes)
+                if (type.rfind(p, 0) == 0) return true;
+            return false;
+        };
+        return {starts({"char", "varchar", "binary", "varbinary", "tinytext", "text", "mediumtext", "longtext"}),
+                starts({"datetime", "timestamp"}),
+                starts({"tinyint", "smallint", "mediumint", "int", "bigint"})};
+    }
+
     // One statement (the index inside CREATE TABLE: MySQL has no CREATE INDEX IF NOT EXISTS).
     // task is VARBINARY like the lock name: every text collation folds case or accents or pads
     // trailing spaces (utf8mb4_bin is PAD SPACE: 'a' and 'a ' were one task), and tasks() sorts

@@ -116,6 +116,29 @@ public:
 
     std::string server_now_sql() const override { return std::string("SELECT ") + server_now; }
 
+    // pg_attribute with attnum > 0 lists user columns only (no ctid, xmin, tableoid ...);
+    // to_regclass resolves the quoted name as the statements do (search_path) and is NULL, not
+    // an error, for a missing table. Unique alone: what ON CONFLICT (name) can infer, a unique
+    // index with one key column, no predicate and no expression.
+    sql::catalog_query describe_lock_table(const sql::lock_table& t) const override {
+        return {"SELECT a.attname, format_type(a.atttypid, a.atttypmod), CASE WHEN EXISTS (SELECT 1 FROM "
+                "pg_index i WHERE i.indrelid = a.attrelid AND i.indisunique AND i.indnkeyatts = 1 AND i.indkey[0] = "
+                "a.attnum AND i.indpred IS NULL AND i.indexprs IS NULL) THEN 1 ELSE 0 END FROM pg_attribute a WHERE "
+                "a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+                {quoted(t).table}};
+    }
+
+    // Times: TIMESTAMP without time zone only. The statements bind and compare UTC wall times;
+    // a timestamptz column would convert them through the session's TimeZone.
+    sql::column_kinds kinds_of(const std::string& type) const override {
+        const auto starts = [&](const char* prefix) { return type.rfind(prefix, 0) == 0; };
+        return {starts("character") || type == "text",
+                starts("timestamp") && type.find("without time zone") != std::string::npos,
+                type == "bigint" || type == "integer" || type == "smallint"};
+    }
+
+    bool column_names_ignore_case() const override { return false; }
+
     // An index name cannot be schema-qualified: PostgreSQL puts it in the table's schema.
     std::vector<std::string> run_table_schema_sql(const table_name& t) const override {
         return {"CREATE TABLE IF NOT EXISTS " + sql_name(t) +

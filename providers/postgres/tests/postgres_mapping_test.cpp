@@ -78,3 +78,27 @@ TEST_CASE("postgres: mapped names mean what they mean unquoted (folded), upper_c
     test_server::exec("SELECT \"JOB\", \"LOCK_UNTIL\", \"FENCING_TOKEN\" FROM \"" + exact + "\"");  // exactly these names
     test_server::exec("DROP TABLE \"" + exact + "\"");
 }
+
+TEST_CASE("postgres: a lock table whose times are timestamptz, or a mapped system column, is refused at start-up",
+          "[postgres][mapping]") {
+    const std::string table = "shedlock_tz_" + pid_suffix();
+    test_server::exec("DROP TABLE IF EXISTS " + table);
+    test_server::exec("CREATE TABLE " + table + " (name VARCHAR(64) NOT NULL PRIMARY KEY, lock_until TIMESTAMPTZ NOT NULL, "
+                      "locked_at TIMESTAMP NOT NULL, locked_by VARCHAR(255) NOT NULL)");
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"", "column \"lock_until\" (lock_until) is timestamp with time zone, not a timestamp column"},
+        {"&columns=lock_until:locked_at,locked_at:tableoid", "column \"tableoid\" (locked_at) does not exist"},
+        {"&columns=lock_until:locked_at,locked_at:cmax", "column \"cmax\" (locked_at) does not exist"},
+        {"&columns=name:tableoid", "column \"tableoid\" (name) does not exist"}};
+    for (const auto& [columns, message] : cases) {
+        try {
+            (void)open_with("table=" + table + columns);
+            FAIL("opened with " << columns);
+        } catch (const storage_error& e) {
+            INFO(columns);
+            CHECK(e.category() == storage_category::missing_schema);
+            CHECK_THAT(e.what(), Contains(message));
+        }
+    }
+    test_server::exec("DROP TABLE " + table);
+}

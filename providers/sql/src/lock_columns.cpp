@@ -1,6 +1,7 @@
 // The lock table's column mapping (`columns=`) and upper-case option (`upper_case=`).
 #include <shedlock/error.hpp>
 #include <shedlock/providers/sql/sql_dialect.hpp>
+#include <shedlock/utf8.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -27,23 +28,23 @@ std::string* column_for_key(lock_columns& columns, const std::string& key) {
 }
 
 [[noreturn]] void bad_mapping(const std::string& mapping, const std::string& problem, const std::string& fix) {
-    throw configuration_error("columns \"" + mapping + "\": " + problem + "; " + fix);
+    throw configuration_error("columns \"" + printable_text(mapping) + "\": " + problem + "; " + fix);
 }
 
 /// Applies one `key:column` entry of `mapping` to `out`, recording the key in `seen`.
 void map_column(const std::string& mapping, const std::string& entry, lock_columns& out, std::set<std::string>& seen) {
     const auto colon = entry.find(':');
     if (colon == std::string::npos)
-        bad_mapping(mapping, "entry \"" + entry + "\" has no ':'", std::string("write key:column, ") + column_mapping_example);
+        bad_mapping(mapping, "entry \"" + printable_text(entry) + "\" has no ':'", std::string("write key:column, ") + column_mapping_example);
     const std::string key = entry.substr(0, colon);
     const std::string column = entry.substr(colon + 1);
     std::string* target = column_for_key(out, key);
     if (target == nullptr)
-        bad_mapping(mapping, "unknown column key \"" + key + "\"",
+        bad_mapping(mapping, "unknown column key \"" + printable_text(key) + "\"",
                     "the keys are name, lock_until, locked_at, locked_by and fencing_token");
     if (!seen.insert(key).second) bad_mapping(mapping, "key \"" + key + "\" is given twice", "map each key once");
     if (!is_plain_identifier(column))
-        bad_mapping(mapping, "column \"" + column + "\" for " + key + " is not a plain identifier",
+        bad_mapping(mapping, "column \"" + printable_text(column) + "\" for " + key + " is not a plain identifier",
                     "use letters, digits and '_' (at most 63, not starting with a digit)");
     *target = column;
 }
@@ -55,7 +56,7 @@ void require_distinct(const std::string& mapping, const lock_columns& c) {
     std::set<std::string> names;
     for (const auto& column : all)
         if (!names.insert(upper(column)).second)
-            bad_mapping(mapping, "column \"" + column + "\" is used for two keys",
+            bad_mapping(mapping, "column \"" + printable_text(column) + "\" is used for two keys",
                         "give each of name, lock_until, locked_at, locked_by and fencing_token its own column");
 }
 

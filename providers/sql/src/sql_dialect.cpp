@@ -38,11 +38,6 @@ statement sql_dialect::list(const lock_table& table, const statement_options& op
     return {"SELECT " + record_columns(q, options) + " FROM " + q.table + " ORDER BY " + q.name, {}};
 }
 
-statement sql_dialect::probe(const lock_table& table, const statement_options& options) const {
-    const auto q = quoted(table);
-    return {"SELECT " + record_columns(q, options) + " FROM " + q.table + " WHERE 1 = 0", {}};
-}
-
 statement sql_dialect::delete_record(const lock_table& table) const {
     const auto q = quoted(table);
     return {"DELETE FROM " + q.table + " WHERE " + q.name + " = ?", {slot::name}};

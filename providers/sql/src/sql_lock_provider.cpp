@@ -1,9 +1,13 @@
+#include "lock_table_check.hpp"
 #include "schema_creation.hpp"
 
 #include <shedlock/error.hpp>
 #include <shedlock/providers/sql/sql_lock_provider.hpp>
+#include <shedlock/utf8.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <stdexcept>
 #include <string_view>
 
 namespace shedlock::providers::sql {
@@ -38,6 +42,11 @@ std::vector<sql_param> bind(const statement& stmt, const slot_values& v) {
     return params;
 }
 
+/// What makes one listed value unreadable (a message, never an exception's internal name).
+struct unreadable_value : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 timestamp column_time(const std::vector<std::optional<std::string>>& row, std::size_t i, timestamp fallback) {
     return i < row.size() && row[i] ? parse_timestamp(*row[i]) : fallback;
 }
@@ -60,37 +69,33 @@ sql_lock_provider::sql_lock_provider(std::unique_ptr<sql_dialect> dialect, conne
     extend_ = dialect_->extend(table_, statement_options_());
 }
 
-bool sql_lock_provider::probe(bool fencing) {
-    try {
-        pool_.run([&](sql_connection& c) { return c.execute(dialect_->probe(table_, {fencing, false}).sql, {}); });
-        return true;
-    } catch (const storage_error& e) {
-        if (e.category() != storage_category::missing_schema) throw;
-        return false;
-    }
+std::vector<described_column> sql_lock_provider::describe_table() {
+    const catalog_query query = dialect_->describe_lock_table(table_);
+    const std::vector<sql_param> params(query.params.begin(), query.params.end());
+    return described_columns(pool_.run([&](sql_connection& c) { return c.execute(query.sql, params); }));
 }
 
-std::string sql_lock_provider::missing_columns_hint() const {
-    const auto q = dialect_->quoted(table_);
-    return " or lacks a column of " + q.name + ", " + q.lock_until + ", " + q.locked_at + ", " + q.locked_by +
-           " (map other names with the URI option columns=, e.g. columns=name:job; upper_case=true for a table "
-           "created with quoted upper-case names)";
+std::string sql_lock_provider::missing_table_hint() const {
+    return " (if it exists under other names: map them with the URI option columns=, e.g. columns=name:job; "
+           "upper_case=true for a table created with quoted upper-case names)";
 }
 
-// First whether the table exists, then (once it surely does) whether it has the fencing column.
-// Asking in the other order raced with an instance creating the table in between: a table
-// missing at the first probe and present at the second read as a plain ShedLock table, and
-// that instance then ran without fencing tokens for its whole life.
+// One catalog query describes the whole table, so a table another instance creates meanwhile is
+// seen either not at all or complete (two probes, table then fencing column, once raced into
+// running without fencing tokens). After creating the table, it is judged like any other: a
+// CREATE ... IF NOT EXISTS leaves an existing table as it is, with whatever columns it has.
 void sql_lock_provider::check_schema() {
-    if (!probe(false)) {
+    auto columns = describe_table();
+    if (columns.empty()) {
         if (!options_.create_schema_if_missing)
             throw storage_error(storage_category::missing_schema,
                                 dialect_->name() + " lock table \"" + record_table() + "\" does not exist" +
-                                    missing_columns_hint() + ". Create it (or run `shedlock schema apply`, or set "
+                                    missing_table_hint() + ". Create it (or run `shedlock schema apply`, or set "
                                     "create_schema_if_missing):\n" + schema_sql());
         create_schema(pool_, {schema_sql()});
+        columns = describe_table();
     }
-    fencing_ = probe(true);  // false: a plain ShedLock table; locks work, tokens are unavailable
+    fencing_ = check_lock_columns(*dialect_, table_, columns);
 }
 
 std::optional<lease> sql_lock_provider::do_try_lock(const lock_configuration& config, const std::string& owner) {
@@ -139,15 +144,34 @@ std::optional<lease> sql_lock_provider::do_extend(const lease& held, std::chrono
 
 namespace {
 
-/// One listed row; a time no parser can read (a year past 9999 written by an old version, a
-/// foreign writer) marks this record unreadable instead of failing the whole listing.
-lock_record read_record(const std::vector<std::optional<std::string>>& row, bool fencing) {
+/// The value of column `i` of a listed row as a time; throws naming the column and the value.
+timestamp listed_time(const std::vector<std::optional<std::string>>& row, std::size_t i, const std::string& column) {
+    try {
+        return column_time(row, i, {});
+    } catch (const std::exception&) {
+        throw unreadable_value(column + " \"" + printable_text(row[i].value_or(""), 64) + "\" is not a timestamp");
+    }
+}
+
+std::int64_t listed_integer(const std::string& text, const std::string& column) {
+    std::int64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc{} || end != text.data() + text.size())
+        throw unreadable_value(column + " \"" + printable_text(text, 64) + "\" is not an integer");
+    return value;
+}
+
+/// One listed row; a value no parser can read (a year past 9999 written by an old version, a
+/// foreign writer, another client's different mapping) marks this record unreadable, naming the
+/// column and the value, instead of failing the whole listing.
+lock_record read_record(const std::vector<std::optional<std::string>>& row, bool fencing, const quoted_lock_table& q) {
     lock_record r{row.at(0).value_or(""), row.at(1).value_or(""), {}, {}, std::nullopt, ""};
     try {
-        r.locked_at = column_time(row, 2, {});
-        r.lock_until = column_time(row, 3, {});
-        if (fencing && row.size() > 4 && row[4]) r.fencing_token = std::stoll(*row[4]);
-    } catch (const std::exception& e) {
+        r.locked_at = listed_time(row, 2, "locked_at column " + q.locked_at);
+        r.lock_until = listed_time(row, 3, "lock_until column " + q.lock_until);
+        if (fencing && row.size() > 4 && row[4])
+            r.fencing_token = listed_integer(*row[4], "fencing_token column " + q.fencing_token);
+    } catch (const unreadable_value& e) {
         r.unreadable = e.what();
         r.locked_at = timestamp{};
         r.lock_until = timestamp::max();
@@ -162,7 +186,8 @@ std::vector<lock_record> sql_lock_provider::list_locks() {
     const auto result = pool_.run([&](sql_connection& c) { return c.execute(stmt.sql, {}); });
     std::vector<lock_record> records;
     records.reserve(result.rows.size());
-    for (const auto& row : result.rows) records.push_back(read_record(row, fencing_));
+    const auto q = dialect_->quoted(table_);
+    for (const auto& row : result.rows) records.push_back(read_record(row, fencing_, q));
     return records;
 }
 

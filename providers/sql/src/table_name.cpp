@@ -1,4 +1,5 @@
 #include <shedlock/error.hpp>
+#include <shedlock/utf8.hpp>
 #include <shedlock/providers/sql/sql_dialect.hpp>
 
 #include <cctype>
@@ -23,7 +24,7 @@ table_name::table_name(const std::string& qualified) {
     std::string schema = dot == std::string::npos ? "" : qualified.substr(0, dot);
     std::string table = dot == std::string::npos ? qualified : qualified.substr(dot + 1);
     if ((dot != std::string::npos && !is_plain_identifier(schema)) || !is_plain_identifier(table))
-        throw configuration_error("table name \"" + qualified +
+        throw configuration_error("table name \"" + printable_text(qualified) +
                                   "\" is not a plain identifier; use letters, digits and '_' (at most 63 each), "
                                   "optionally schema-qualified, e.g. shedlock or ops.shedlock");
     if (dot != std::string::npos) schema_ = std::move(schema);

@@ -1,6 +1,8 @@
 #include <shedlock/providers/sql/upsert_claim_statements.hpp>
 #include <shedlock/providers/sqlite_lock_provider.hpp>
 
+#include <cctype>
+
 namespace shedlock::providers {
 namespace {
 
@@ -66,6 +68,36 @@ public:
     }
 
     std::string server_now_sql() const override { return std::string("SELECT ") + server_now; }
+
+    // table_info lists declared columns only (rowid is not one unless declared). Unique alone:
+    // the primary key on this column only, or a unique index, not partial, whose one key column
+    // it is: what ON CONFLICT (name) needs.
+    sql::catalog_query describe_lock_table(const sql::lock_table& t) const override {
+        const auto& schema = t.table().schema();
+        const std::string in = schema ? "?1, ?2" : "?1";
+        sql::catalog_query query{
+            "SELECT c.name, c.type, CASE WHEN (c.pk = 1 AND (SELECT COUNT(*) FROM pragma_table_info(" + in +
+                ") WHERE pk > 0) = 1) OR EXISTS (SELECT 1 FROM pragma_index_list(" + in + ") l WHERE l.\"unique\" = 1 "
+                "AND l.partial = 0 AND (SELECT COUNT(*) FROM pragma_index_info(l.name" + (schema ? ", ?2" : "") +
+                ")) = 1 AND (SELECT i.name FROM pragma_index_info(l.name" + (schema ? ", ?2" : "") +
+                ") i) = c.name COLLATE NOCASE) THEN 1 ELSE 0 END FROM pragma_table_info(" + in + ") c ORDER BY c.cid",
+            {t.table().table()}};
+        if (schema) query.params.push_back(*schema);
+        return query;
+    }
+
+    // SQLite's declared types: text as its TEXT affinity (CHAR, CLOB or TEXT in the type), an
+    // integer as its INTEGER affinity (INT in the type). Times are text in one format, in a
+    // column declared with DATE or TIME in its type (ShedLock's TIMESTAMP(3), DATETIME) or
+    // declared TEXT (what schema apply creates); not VARCHAR, which is a name's or a holder's.
+    sql::column_kinds kinds_of(const std::string& declared) const override {
+        std::string type = declared;
+        for (char& c : type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        const auto has = [&](const char* part) { return type.find(part) != std::string::npos; };
+        const bool integer = has("INT");
+        return {!integer && (has("CHAR") || has("CLOB") || has("TEXT")), !integer && (has("DATE") || has("TIME") || type == "TEXT"),
+                integer};
+    }
 
     // SQLite's LEAST is the two-argument scalar MIN; both sides are timestamp text of one format,
     // which orders as the times do.

@@ -86,6 +86,28 @@ struct lock_column_types {
     std::string table_suffix;  ///< after the closing parenthesis, e.g. " DEFAULT CHARSET = utf8mb4"
 };
 
+/// What a column's declared type can hold, in one dialect's vocabulary (several may be true:
+/// SQLite's TEXT holds both our text and our times).
+struct column_kinds {
+    bool text = false;     ///< a lock name or holder: character or byte strings
+    bool time = false;     ///< lock_until, locked_at: as the dialect's statements write times
+    bool integer = false;  ///< fencing_token
+};
+
+/// One user column of the lock table as the catalog describes it (system columns such as
+/// PostgreSQL's ctid or SQLite's rowid are never listed).
+struct described_column {
+    std::string name;        ///< as stored in the catalog
+    std::string type;        ///< the declared type, as the catalog writes it (for messages)
+    bool unique_alone = false;  ///< the primary key on this column alone, or alone in a unique index
+};
+
+/// A catalog query: its text and the strings it binds, in placeholder order.
+struct catalog_query {
+    std::string sql;
+    std::vector<std::string> params;
+};
+
 /// Values a statement may bind; the dialect lists which ones, in placeholder order.
 enum class slot {
     name,          ///< lock name
@@ -187,8 +209,15 @@ public:
     virtual statement extend(const lock_table& table, const statement_options& options) const = 0;
     /// SELECT name, locked_by, locked_at, lock_until[, fencing_token] ... ORDER BY name.
     virtual statement list(const lock_table& table, const statement_options& options) const;
-    /// A statement that fails iff the table (or, with fencing, the fencing_token column) is missing.
-    virtual statement probe(const lock_table& table, const statement_options& options) const;
+    /// The table's user columns, one row each: (column name, declared type, 1 when the column is
+    /// the primary key alone or alone in a unique index without predicate, else 0). No row: no
+    /// such table. One query, run at start-up; sql_lock_provider judges the rows.
+    virtual catalog_query describe_lock_table(const lock_table& table) const = 0;
+    /// What a type from describe_lock_table can hold in this dialect's statements.
+    virtual column_kinds kinds_of(const std::string& declared_type) const = 0;
+    /// Whether the catalog's column names compare without regard to ASCII case (MySQL, SQLite);
+    /// PostgreSQL's compare exactly, after quote() folded them.
+    virtual bool column_names_ignore_case() const { return true; }
     /// DELETE of one record by name (tools only: benchmark cleanup). Default uses `?`.
     virtual statement delete_record(const lock_table& table) const;
     /// DELETE of one record by name iff `lock_until <= ` the bound time (slot::now). Default uses `?`.

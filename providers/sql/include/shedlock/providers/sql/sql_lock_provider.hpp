@@ -26,10 +26,12 @@ struct sql_lock_options {
 /// A lock table in an SQL database (see ARCHITECTURE §3): one statement per operation, values
 /// always bound, times at millisecond precision in UTC.
 ///
-/// Start-up: the constructor connects and checks the table. A missing table is a
-/// storage_error(missing_schema) whose message contains the DDL to run, unless
-/// `create_schema_if_missing`. A table without `fencing_token` works; supports_fencing() is
-/// then false and fencing_token() of every handle is empty.
+/// Start-up: the constructor connects and checks the table with one catalog query. A missing
+/// table is a storage_error(missing_schema) whose message contains the DDL to run, unless
+/// `create_schema_if_missing`; so is a mapped column that is missing or cannot play its role
+/// (see check_lock_columns: name a text primary key, times timestamps, fencing_token an
+/// integer). A table without ShedLock's default `fencing_token` column works; supports_fencing()
+/// is then false and fencing_token() of every handle is empty.
 ///
 /// Thread safety: safe for concurrent use; connections come from a pool.
 class sql_lock_provider : public lock_provider {
@@ -59,11 +61,12 @@ private:
     std::optional<lease> do_extend(const lease& held, std::chrono::milliseconds at_most,
                                    std::chrono::milliseconds at_least) override;
 
+    /// Describes the table and judges its columns (check_lock_columns); sets fencing_.
     void check_schema();
-    /// What a probe that failed may also mean: a column the statements name is missing.
-    std::string missing_columns_hint() const;
-    /// True when the probe statement runs: the table exists (with the fencing column if asked).
-    bool probe(bool fencing);
+    /// What a missing table may also mean: the table or its columns go by other names.
+    std::string missing_table_hint() const;
+    /// The table's user columns; empty when there is no such table.
+    std::vector<described_column> describe_table();
     statement_options statement_options_() const { return {fencing_, options_.use_db_time}; }
 
     std::unique_ptr<sql_dialect> dialect_;
