@@ -36,7 +36,7 @@ void add_run_command(CLI::App& app, int& exit_status) {
     cmd->add_option("--at-least", o->at_least, "lock_at_least_for: shortest hold, e.g. PT30S (default: none)");
     cmd->add_flag("--keep-alive", o->keep_alive, "Extend the lock every at-most/2 while the command runs");
     cmd->add_option("--timeout", o->timeout, "Stop the command after this long (SIGTERM, then SIGKILL after 10s); positive, at most 100 years");
-    cmd->add_option("--wait", o->wait, "Wait up to this long for a lock held elsewhere, e.g. 30s (default: no wait; like flock -w)");
+    auto* wait = cmd->add_option("--wait", o->wait, "Wait up to this long for a lock held elsewhere, e.g. 30s; 0s or more, at most 10 years (default: no wait; like flock -w)");
     cmd->add_option("--skipped-exit", o->skipped_exit, "Exit status when the lock was held elsewhere (0-255, default 75)")
         ->check(CLI::Range(0, 255));
     cmd->add_option("--unavailable-exit", o->unavailable_exit, "Exit status when the backend was unreachable (0-255, default 69)")
@@ -51,9 +51,10 @@ void add_run_command(CLI::App& app, int& exit_status) {
     cmd->add_option("--task,-t", o->task, "With --config: the [tasks.<task>] table to use (default: --name)");
     cmd->add_option("command", o->command, "The command and its arguments, after --");
     cmd->footer(run_footer);
-    cmd->callback([o, once_key, claim_for, &exit_status] {
-        // Given but empty (`--once-key "$UNSET"`) is an error, not "no key".
+    cmd->callback([o, once_key, claim_for, wait, &exit_status] {
+        // Given but empty (`--once-key "$UNSET"`, `--wait "$UNSET"`) is an error, not "none".
         o->once_key_given = once_key->count() > 0;
+        o->wait_given = wait->count() > 0;
         o->claim_for_given = claim_for->count() > 0;
         exit_status = run_command(*o);
     });

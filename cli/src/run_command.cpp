@@ -37,7 +37,8 @@ The command gets SHEDLOCK_LOCK_NAME and SHEDLOCK_FENCING_TOKEN in its environmen
 the variable that the provider URI's password_env names.
 Signals sent to shedlock (TERM, INT, HUP, QUIT, USR1, USR2) are passed to the command.
 --wait 30s keeps trying while another holder has the lock (pauses of at most 100 ms, 20 ms after
-the first second), then runs the command; see docs/crontab.md for the fairness bound.
+the first second), then runs the command; see docs/crontab.md for the fairness bound. --wait 0s is
+one attempt, as without it; an empty --wait, or a bare number such as 0, is a configuration error (78).
 The lock is released when the command exits. A command that daemonizes (forks and exits, `setsid
 ... &`, `nohup ... &`, a service start script) releases the lock at once while its work goes on
 unlocked: run the work in the foreground (e.g. `--no-daemon`, `--foreground`), or wrap it so it
@@ -67,10 +68,18 @@ std::optional<std::chrono::milliseconds> flag_duration(const std::string& text, 
     return parse_duration(text, field);
 }
 
-/// --wait: zero is allowed (one attempt, as without it).
-std::optional<std::chrono::milliseconds> parse_wait(const std::string& text) {
-    const auto wait = flag_duration(text, "--wait");
-    if (wait) validate_lock_wait("--wait \"" + text + "\"", *wait);
+/// --wait: zero is allowed (one attempt, as without it). Given but empty (`--wait "$UNSET"`) is
+/// an error, not "no wait": with --config it would quietly drop the task's wait_for_lock. A bare
+/// `0` is refused like every bare number (the duration parser's rule), with the spelling to use.
+std::optional<std::chrono::milliseconds> parse_wait(const run_options& o) {
+    if (o.wait_given && o.wait.empty())
+        throw configuration_error("--wait is empty (an unset variable?); give how long to wait, e.g. --wait 30s, "
+                                  "--wait 0s for one attempt, or leave --wait out");
+    if (!o.wait.empty() && o.wait.find_first_not_of('0') == std::string::npos)
+        throw configuration_error("--wait \"" + o.wait + "\" has no unit; write --wait 0s for one attempt "
+                                  "(as without --wait) or how long to wait, e.g. --wait 30s");
+    const auto wait = flag_duration(o.wait, "--wait");
+    if (wait) validate_lock_wait("--wait \"" + o.wait + "\"", *wait);
     return wait;
 }
 
@@ -96,7 +105,7 @@ run_plan plan_from_flags(const run_options& o) {
                     o.command,
                     o.once_key,
                     o.claim_for_given ? std::optional(parse_duration(o.claim_for, "--claim-for")) : std::nullopt,
-                    parse_wait(o.wait)};
+                    parse_wait(o)};
 }
 
 void require(const run_plan& p, const run_options& o) {

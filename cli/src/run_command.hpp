@@ -19,6 +19,7 @@ struct run_options {
     bool keep_alive = false;
     std::string timeout;
     std::string wait;  ///< --wait: how long to wait for a lock held elsewhere
+    bool wait_given = false;  ///< --wait was on the command line, possibly empty (an error)
     int skipped_exit = exit_locked;
     int unavailable_exit = exit_unavailable;
     std::vector<std::string> command;

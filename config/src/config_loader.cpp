@@ -24,7 +24,7 @@ void read_schedule(table_reader& r, task_config& t) {
         throw configuration_error(r.where() + ": [tasks." + t.name +
                                   "] has more than one of cron, fixed_rate, fixed_delay; keep exactly one");
     if (t.zone && !t.cron)
-        throw configuration_error(r.where() + ": [tasks." + t.name + "] zone only applies to cron; remove it or add cron");
+        throw configuration_error(r.about("zone") + " only applies to cron; remove it or add cron");
 }
 
 task_config read_task(const std::string& name, const toml::table& table, const std::string& file) {
@@ -47,13 +47,13 @@ task_config read_task(const std::string& name, const toml::table& table, const s
     t.env = r.text_table("env");
     r.finish();
     if (t.lock_at_most_for && t.lock_at_most_for->count() == 0)
-        throw configuration_error(r.where() + ": [tasks." + name + "] lock_at_most_for must be positive, e.g. \"PT10M\"");
-    if (t.wait_for_lock) validate_lock_wait(r.where() + ": [tasks." + name + "] wait_for_lock", *t.wait_for_lock);
+        throw configuration_error(r.about("lock_at_most_for") + " must be positive, e.g. \"PT10M\"");
+    if (t.wait_for_lock) validate_lock_wait(r.about("wait_for_lock"), *t.wait_for_lock);
     if (t.claim_for && t.claim_for->count() <= 0)
-        throw configuration_error(r.where() + ": [tasks." + name + "] claim_for must be positive, e.g. \"PT1H\"");
+        throw configuration_error(r.about("claim_for") + " must be positive, e.g. \"PT1H\"");
     if (t.idempotency_key && t.idempotency_key->empty())
-        throw configuration_error(r.where() + ": [tasks." + name +
-                                  "] idempotency_key is empty; give a key template such as \"settle:{date}\" or remove it");
+        throw configuration_error(r.about("idempotency_key") +
+                                  " is empty; give a key template such as \"settle:{date}\" or remove it");
     return t;
 }
 
@@ -71,9 +71,9 @@ void read_main(const toml::table& table, const std::string& file, shedlock_confi
     c.lock_retention = r.duration("lock_retention");
     r.finish();
     if (c.lock_retention && c.lock_retention->count() <= 0)
-        throw configuration_error(r.where() + ": [shedlock] lock_retention must be positive (e.g. \"P1D\")");
+        throw configuration_error(r.about("lock_retention") + " must be positive (e.g. \"P1D\")");
     if (c.heartbeat && *c.heartbeat > std::chrono::hours{1})
-        throw configuration_error(r.where() + ": [shedlock] heartbeat must be at most PT1H (e.g. \"PT10S\"), or PT0S for none");
+        throw configuration_error(r.about("heartbeat") + " must be at most PT1H (e.g. \"PT10S\"), or PT0S for none");
 }
 
 shedlock_config from_table(const toml::table& root, const std::string& file) {

@@ -3,6 +3,7 @@
 #include <shedlock/config.hpp>
 #include <shedlock/duration.hpp>
 #include <shedlock/error.hpp>
+#include <shedlock/utf8.hpp>
 
 #include <algorithm>
 #include <sstream>
@@ -35,6 +36,14 @@ std::string shown(const toml::node& node) {
 
 std::string table_reader::where(const toml::node& node) const {
     return file_ + ":" + std::to_string(node.source().begin.line);
+}
+
+std::string table_reader::about(const std::string& key) const {
+    const toml::node* node = table_.get(key);
+    std::string text = where(node ? *node : table_) + ": [" + section_ + "] " + key;
+    if (node && node->is_string() && !secret_.count(key))
+        text += " = \"" + printable_text(node->as_string()->get(), 200) + "\"";
+    return text;
 }
 
 const toml::node* table_reader::find(const std::string& key) {

@@ -34,6 +34,10 @@ public:
     /// "file:line" of a node (or of the table).
     std::string where(const toml::node& node) const;
     std::string where() const { return where(table_); }
+    /// "file:line: [section] key = \"value\"", the line of `key` itself (of the table when it is
+    /// absent), the value as written (not for a secret key): for checks made after reading, so
+    /// they point where the reads' own errors point.
+    std::string about(const std::string& key) const;
 
 private:
     const toml::node* find(const std::string& key);

@@ -114,6 +114,13 @@ void short_wait_gives_held(const std::string& uri) {
     CHECK(wait_cli(holder) == 0);
 }
 
+/// A SQLite lock table that exists, so a run that gets past its flags would run its command.
+std::string ready_sqlite(const std::string& file) {
+    const std::string uri = "sqlite:" + scratch_dir() + "/" + file;
+    REQUIRE(run_cli({"schema", "apply", "-p", uri}).status == 0);
+    return uri;
+}
+
 }  // namespace
 
 TEST_CASE("cli run --wait: 8 processes on one name all run, one at a time, each within the bound", "[cli][wait]") {
@@ -159,5 +166,43 @@ TEST_CASE("cli run --wait: a negative or unparsable wait is a configuration erro
         INFO(bad << ": " << r.err);
         CHECK(r.status == 78);
         CHECK_THAT(r.err, Contains(bad));
+    }
+}
+
+TEST_CASE("cli run --wait 0 names the fix 0s, and 0s and PT0S are one attempt", "[cli][wait]") {
+    const std::string uri = ready_sqlite("wait-zero.db");
+    for (const std::string zero : {"0s", "PT0S"}) {
+        const auto r = run_cli(wait_args(uri, "wait-zero", zero, {"true"}));
+        INFO(zero << ": " << r.err);
+        CHECK(r.status == 0);
+    }
+    const auto bare = run_cli(wait_args(uri, "wait-zero", "0", {"true"}));
+    INFO(bare.err);
+    CHECK(bare.status == 78);
+    CHECK_THAT(bare.err, Contains("--wait 0s"));  // the doc's "0s or more": a bare number needs its unit
+}
+
+TEST_CASE("cli run: an empty --wait is a configuration error naming the flag, also with --config", "[cli][wait]") {
+    const std::string dir = scratch_dir();
+    const std::string uri = ready_sqlite("wait-empty.db");
+    const std::string ran = dir + "/wait-empty-ran-" + std::to_string(::getpid());
+    std::filesystem::remove(ran);
+    const std::string config = dir + "/wait-empty.toml";
+    {
+        std::ofstream out(config);
+        out << "[shedlock]\nprovider = \"" << uri << "\"\n[tasks.import]\nlock_at_most_for = \"PT2M\"\n"
+            << "wait_for_lock = \"60s\"\ncommand = [\"sh\", \"-c\", \"echo x > " << ran << "\"]\n";
+    }
+    const std::vector<std::vector<std::string>> empty_waits{
+        wait_args(uri, "wait-empty", "", {"sh", "-c", "echo x > " + ran}),
+        {"run", "-p", uri, "-n", "wait-empty", "--at-most", "PT2M", "--wait=", "--", "sh", "-c", "echo x > " + ran},
+        {"run", "--config", config, "--task", "import", "--wait", ""},
+        {"run", "--config", config, "--task", "import", "--wait="}};
+    for (const auto& args : empty_waits) {
+        const auto r = run_cli(args);
+        INFO(r.err);
+        CHECK(r.status == 78);
+        CHECK_THAT(r.err, Contains("--wait is empty") && Contains("--wait 30s"));
+        CHECK_FALSE(std::filesystem::exists(ran));  // refused before the command could run
     }
 }

@@ -109,9 +109,9 @@ claim_for = "PT2H"
     CHECK(registry.find("reconcile")->claim_for == ms(2 * 3'600'000));
     CHECK(registry.find("sync")->idempotency_key.empty());
     CHECK_THROWS_WITH(parse_config("[tasks.x]\nfixed_rate = \"PT1M\"\nclaim_for = \"PT0S\"\n", "app.toml"),
-                      Contains("app.toml") && Contains("claim_for must be positive"));
+                      Contains("app.toml") && Contains("claim_for = \"PT0S\" must be positive"));
     CHECK_THROWS_WITH(parse_config("[tasks.x]\nfixed_rate = \"PT1M\"\nidempotency_key = \"\"\n", "app.toml"),
-                      Contains("app.toml") && Contains("idempotency_key is empty"));
+                      Contains("app.toml") && Contains("idempotency_key = \"\" is empty"));
     CHECK_THROWS_WITH(parse_config("[tasks.x]\nfixed_rate = \"PT1M\"\nidempotency_kee = \"k\"\n", "app.toml"),
                       Contains("idempotency_kee"));
 }
@@ -126,4 +126,19 @@ TEST_CASE("config sets a task's wait_for_lock, a negative or too long one names 
                       Contains("app.toml") && Contains("wait_for_lock") && Contains("negative"));
     CHECK_THROWS_WITH(parse_config("[tasks.x]\nfixed_rate = \"PT1M\"\nwait_for_lock = \"P4000D\"\n", "app.toml"),
                       Contains("app.toml") && Contains("wait_for_lock") && Contains("10 years"));
+}
+
+TEST_CASE("config: a bad value checked after reading names the key's own line, not the table's", "[config][wait]") {
+    // The [tasks.x] header is on line 2; each bad key is on line 7.
+    const std::string head = "# tasks\n[tasks.x]\nfixed_rate = \"PT1M\"\n\n# how long to wait\n\n";
+    CHECK_THROWS_WITH(parse_config(head + "wait_for_lock = \"P3651D\"\n", "cfg.toml"),
+                      Contains("cfg.toml:7") && Contains("wait_for_lock = \"P3651D\" is longer than 10 years"));
+    CHECK_THROWS_WITH(parse_config(head + "lock_at_most_for = \"PT0S\"\n", "cfg.toml"),
+                      Contains("cfg.toml:7") && Contains("lock_at_most_for = \"PT0S\" must be positive"));
+    CHECK_THROWS_WITH(parse_config(head + "claim_for = \"PT0S\"\n", "cfg.toml"),
+                      Contains("cfg.toml:7") && Contains("claim_for = \"PT0S\" must be positive"));
+    CHECK_THROWS_WITH(parse_config(head + "idempotency_key = \"\"\n", "cfg.toml"),
+                      Contains("cfg.toml:7") && Contains("idempotency_key = \"\" is empty"));
+    CHECK_THROWS_WITH(parse_config(head + "zone = \"Europe/Berlin\"\n", "cfg.toml"),
+                      Contains("cfg.toml:7") && Contains("zone = \"Europe/Berlin\" only applies to cron"));
 }

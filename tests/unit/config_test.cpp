@@ -75,5 +75,13 @@ TEST_CASE("config: lock_retention sets the scheduler's rendered_lock_retention",
     CHECK(scheduler_options_from(parse_config("[shedlock]\nprovider = \"memory:\"\n", "d.toml")).rendered_lock_retention ==
           std::chrono::hours{24});
     CHECK_THROWS_WITH(parse_config("[shedlock]\nlock_retention = \"PT0S\"\n", "z.toml"),
-                      Contains("z.toml") && Contains("lock_retention must be positive"));
+                      Contains("z.toml") && Contains("lock_retention = \"PT0S\" must be positive"));
+}
+
+TEST_CASE("config: a bad [shedlock] value checked after reading names the key's own line", "[config]") {
+    const std::string head = "[shedlock]\nprovider = \"memory:\"\n";
+    CHECK_THROWS_WITH(parse_config(head + "lock_retention = \"PT0S\"\n", "r.toml"),
+                      Contains("r.toml:3") && Contains("lock_retention = \"PT0S\" must be positive"));
+    CHECK_THROWS_WITH(parse_config(head + "heartbeat = \"PT2H\"\n", "h.toml"),
+                      Contains("h.toml:3") && Contains("heartbeat = \"PT2H\" must be at most PT1H"));
 }
