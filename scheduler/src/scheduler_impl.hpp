@@ -157,8 +157,8 @@ struct scheduler::impl {
 struct detail::scheduler_access {
     static boost::asio::io_context& io(scheduler& s) { return s.impl_->io; }
     static void warn(const scheduler& s, const std::string& message) { s.impl_->warn(message); }
+    /// The name this scheduler writes to its run records.
+    static const std::string& instance(const scheduler& s) { return s.impl_->options.instance; }
 };
 
 }  // namespace shedlock
-    /// The name this scheduler writes to its run records.
-    static const std::string& instance(const scheduler& s) { return s.impl_->options.instance; }
