@@ -79,22 +79,29 @@ public:
 
     // information_schema lists user columns. Unique alone: a unique index (the primary key
     // included) of this one column, in full (a prefix index would make two names one row).
+    // Every information_schema read names the schema and table as constants: correlated
+    // conditions made MariaDB open every table's statistics (20 ms instead of 0.7 ms).
     // information_schema compares names without case; where table names are case-sensitive
     // (lower_case_table_names = 0) the table name must also match byte for byte.
     sql::catalog_query describe_lock_table(const sql::lock_table& t) const override {
+        sql::catalog_query query;
         const auto& schema = t.table().schema();
-        const std::string in_schema = schema ? "?" : "DATABASE()";
-        sql::catalog_query query{
-            "SELECT c.column_name, c.column_type, CASE WHEN EXISTS (SELECT 1 FROM information_schema.statistics s "
-            "WHERE s.table_schema = c.table_schema AND s.table_name = c.table_name AND s.column_name = c.column_name "
-            "AND s.non_unique = 0 AND s.sub_part IS NULL AND NOT EXISTS (SELECT 1 FROM information_schema.statistics o "
-            "WHERE o.table_schema = s.table_schema AND o.table_name = s.table_name AND o.index_name = s.index_name "
-            "AND o.column_name <> s.column_name)) THEN 1 ELSE 0 END FROM information_schema.columns c WHERE "
-            "c.table_schema = " + in_schema + " AND c.table_name = ? AND (@@lower_case_table_names <> 0 OR "
-            "BINARY c.table_name = BINARY ?) ORDER BY c.ordinal_position",
-            {}};
-        if (schema) query.params.push_back(*schema);
-        query.params.push_back(t.table().table());
+        const auto in_table = [&](const std::string& alias) {
+            if (schema) query.params.push_back(*schema);
+            query.params.push_back(t.table().table());
+            return alias + ".table_schema = " + (schema ? "?" : "DATABASE()") + " AND " + alias + ".table_name = ?";
+        };
+        // One statement each: the operands of + are unsequenced, and the parameters follow the text.
+        const std::string in_s = in_table("s");
+        const std::string in_o = in_table("o");
+        const std::string in_c = in_table("c");
+        query.sql = "SELECT c.column_name, c.column_type, CASE WHEN c.column_name IN (SELECT s.column_name FROM "
+                    "information_schema.statistics s WHERE " + in_s +
+                    " AND s.non_unique = 0 AND s.sub_part IS NULL AND s.index_name IN (SELECT o.index_name FROM "
+                    "information_schema.statistics o WHERE " + in_o +
+                    " GROUP BY o.index_name HAVING COUNT(*) = 1)) THEN 1 ELSE 0 END FROM information_schema.columns c "
+                    "WHERE " + in_c +
+                    " AND (@@lower_case_table_names <> 0 OR BINARY c.table_name = BINARY ?) ORDER BY c.ordinal_position";
         query.params.push_back(t.table().table());
         return query;
     }
