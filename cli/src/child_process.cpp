@@ -36,9 +36,12 @@ extern "C" void forward_signal(int sig) {
     errno = saved;
 }
 
-void install_forwarding(bool on) {
+/// `restart`: system calls restart after the handler (the stores' blocking reads while a
+/// noted signal is held); while the command runs, the waiter's poll must see EINTR instead.
+void install_forwarding(bool on, bool restart = false) {
     struct sigaction action {};
     action.sa_handler = on ? forward_signal : SIG_DFL;
+    action.sa_flags = restart ? SA_RESTART : 0;
     sigemptyset(&action.sa_mask);
     for (int sig : forwarded) ::sigaction(sig, &action, nullptr);
 }
@@ -158,7 +161,11 @@ child_exit run_child(const child_command& command, const wait_policy& policy) {
     waiter w{pid, policy, terminal, false, std::nullopt};
     const int status = w.wait();
     terminal.take_back();
-    if (forward) {
+    if (forward && policy.hold_signals_after_exit) {
+        pending_signal = 0;  // from now on a signal is noted (child_group 0), not passed on
+        child_group = 0;
+        install_forwarding(true, true);
+    } else if (forward) {
         install_forwarding(false);
         child_group = 0;
     }
@@ -166,6 +173,13 @@ child_exit run_child(const child_command& command, const wait_policy& policy) {
     child_exit result = decode(status);
     result.timed_out = w.timed_out;
     return result;
+}
+
+int end_held_signals() {
+    install_forwarding(false);
+    const int noted = pending_signal;
+    pending_signal = 0;
+    return noted;
 }
 
 }  // namespace shedlock::cli

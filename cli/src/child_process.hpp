@@ -33,6 +33,10 @@ struct wait_policy {
     /// When this process is in the terminal's foreground group, make the command's group the
     /// foreground while it runs (so it can read the terminal). Only for one command at a time.
     bool take_terminal = false;
+    /// With forward_signals: once the command has exited, a forwarded signal no longer ends this
+    /// process but is noted, until end_held_signals(). `shedlock run` records the completion and
+    /// releases the lock first (the key would stay running, the lock held until lock_until).
+    bool hold_signals_after_exit = false;
 };
 
 /// Starts command.argv[0] (searched in PATH) the way a crontab line would (ARCHITECTURE §8):
@@ -41,5 +45,9 @@ struct wait_policy {
 /// policy.forward_signals, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 that this process
 /// receives go to that group (each followed by SIGCONT) until it exits. Blocks until it exited.
 child_exit run_child(const child_command& command, const wait_policy& policy);
+
+/// After run_child with hold_signals_after_exit: restores the default dispositions and returns
+/// the last signal noted since the command exited (0: none).
+int end_held_signals();
 
 }  // namespace shedlock::cli

@@ -13,9 +13,10 @@ inline constexpr int exit_locked = 75;       ///< EX_TEMPFAIL: another holder ha
 inline constexpr int exit_config = 78;       ///< EX_CONFIG: bad configuration (duration, URI, name, table, config file)
 /// run --once-key: the key was already done (completed before); the command did not run
 inline constexpr int exit_done = 79;
-/// run --once-key: the command exited 0 but its key could not be marked done, even after a retry
-/// on a new connection; the key stays running until --claim-for has passed, then the work may run
-/// again (a failed command whose failure could not be written keeps its own status)
+/// run --once-key: the command exited 0 but the run was not recorded with its key: the key could
+/// not be marked done even after a retry on a new connection (it stays running until --claim-for
+/// has passed), or the claim was no longer this run's (reset, deleted, lost by the store, or
+/// expired and taken over). Either way the work may run again (a failed command keeps its status)
 inline constexpr int exit_unrecorded = 80;
 inline constexpr int exit_timeout = 124;     ///< the command ran past --timeout and was stopped (as GNU timeout)
 inline constexpr int exit_signal_base = 128; ///< the command was killed by signal N: 128 + N

@@ -16,6 +16,7 @@
 #include "usage_error.hpp"
 
 #include <shedlock/error.hpp>
+#include <shedlock/utf8.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -181,6 +182,44 @@ std::vector<std::string> with_explicit_empty_values(int argc, char** argv) {
     return args;
 }
 
+/// The option called `name` ("--once-key", "-n") of `cmd` or a command enclosing it.
+const CLI::Option* known_option(const CLI::App* cmd, const std::string& name) {
+    for (; cmd != nullptr; cmd = cmd->get_parent())
+        if (const auto* opt = cmd->get_option_no_throw(name)) return opt;
+    return nullptr;
+}
+
+const CLI::App* subcommand_named(const CLI::App& cmd, const std::string& name) {
+    const auto found = cmd.get_subcommands([&](const CLI::App* sub) { return sub->get_name() == name; });
+    return found.empty() ? nullptr : found.front();
+}
+
+/// Refuses `--option VALUE` where VALUE is `--` or another option, and a --once-key VALUE that
+/// starts with '-'. CLI11 takes whatever follows as the value: `--once-key $KEY -- cmd` with KEY
+/// unset made "--" the key, and the command's own arguments were read as shedlock's (`sh -c`
+/// as --config). `--option=VALUE` stays the way to give a value that starts with '-'.
+void refuse_options_as_values(const CLI::App& app, const std::vector<std::string>& args) {
+    const CLI::App* cmd = &app;
+    for (std::size_t i = 1; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (arg == "--") return;
+        if (arg.empty() || arg[0] != '-') {
+            if (const auto* sub = subcommand_named(*cmd, arg)) cmd = sub;
+            continue;
+        }
+        const auto* opt = known_option(cmd, arg);  // `--x=v` is no option's name: nothing follows it
+        if (opt == nullptr || opt->get_expected_min() == 0 || i + 1 >= args.size()) continue;  // 0: a flag
+        const std::string& value = args[++i];
+        const bool an_option = value == "--" || value.rfind("--", 0) == 0 || known_option(cmd, value) != nullptr;
+        const bool dashed_key = opt->check_name("--once-key") && !value.empty() && value[0] == '-';
+        if (an_option || dashed_key)
+            throw usage_error(arg + " is followed by \"" + shedlock::printable_text(value, 80) + "\", " +
+                              (an_option ? "an option, " : "") + "not a value: an unquoted variable that is empty "
+                              "vanishes from the command line; quote it (" + arg + " \"$KEY\"), or write " + arg +
+                              "=VALUE for a value that really starts with '-'");
+    }
+}
+
 }  // namespace shedlock::cli
 
 int main(int argc, char** argv) {
@@ -202,6 +241,7 @@ int main(int argc, char** argv) {
     app.parse_complete_callback([&] { set_log_level(parse_log_level(level)); });
     try {
         auto args = with_explicit_empty_values(argc, argv);
+        refuse_options_as_values(app, args);
         std::vector<char*> arg_pointers;
         for (auto& a : args) arg_pointers.push_back(a.data());
         app.parse(static_cast<int>(arg_pointers.size()), arg_pointers.data());

@@ -50,11 +50,7 @@ std::string format_table(const std::vector<std::vector<std::string>>& rows) {
     return out;
 }
 
-std::string iso_time(timestamp t) {
-    std::string text = format_timestamp(t);
-    text[10] = 'T';
-    return text + "Z";
-}
+std::string iso_time(timestamp t) { return format_iso_timestamp(t); }
 
 std::string human_duration(std::chrono::milliseconds d) {
     const bool negative = d.count() < 0;

@@ -15,6 +15,8 @@
 #include <shedlock/locking_task_executor.hpp>
 #include <shedlock/provider_registry.hpp>
 
+#include <cstring>
+
 namespace shedlock::cli {
 
 const char* const run_footer = R"(
@@ -30,8 +32,14 @@ command; a KEY claimed by a run still in progress elsewhere exits 75 (or --skipp
 command that exits 0 completes KEY, any other end fails it, and the next run retries (attempt + 1).
 When KEY cannot be marked done after the command exited 0 (the backend failed even after a retry on
 a new connection), a warning names KEY and the exit status is 80: KEY stays running until
---claim-for has passed, then the work may run again. An empty KEY is a configuration error (78);
---claim-for without a key is a command-line error (64).
+--claim-for has passed, then the work may run again. The status is 80 too when the claim was no
+longer this run's at the end (reset, deleted, lost by the store, or expired and taken over): the
+run was not recorded and the work may run again. A KEY that is empty or blank (only spaces or
+invisible characters) is a configuration error (78); --claim-for without a key, and --once-key
+followed by "--" or another option (an unquoted empty variable: write --once-key "$KEY"), are
+command-line errors (64). A claim whose answer was lost is released (marked failed) on a new
+connection, so it does not block KEY. TERM, INT or HUP arriving after the command exited wait until
+the completion is recorded and the lock released (a warning says so); the status is the run's.
 The command gets SHEDLOCK_LOCK_NAME and SHEDLOCK_FENCING_TOKEN in its environment, file descriptors
 0-2 only, default signal dispositions, and neither SHEDLOCK_PROVIDER (it may hold a password) nor
 the variable that the provider URI's password_env names.
@@ -130,6 +138,16 @@ std::optional<opened_provider> open_or_report(const run_plan& p) {
     }
 }
 
+/// A stop signal that came after the command had exited waited for the completion and the
+/// release (the key would stay running, the lock held): say so, the run's status stands.
+void report_held_signal(int sig) {
+    if (sig == 0) return;
+    const char* name = sigabbrev_np(sig);
+    log(log_level::warn, std::string("received SIG") + (name ? name : std::to_string(sig).c_str()) +
+                             " after the command had exited; it was held until the completion was recorded and the "
+                             "lock released");
+}
+
 }  // namespace
 
 int run_command(const run_options& o) {
@@ -139,7 +157,8 @@ int run_command(const run_options& o) {
     const lock_configuration config{p.name, *p.at_most, p.at_least.value_or(std::chrono::milliseconds{0})};
     const auto& timeout = p.timeout;
     const auto claim_for = p.claim_for.value_or(*p.at_most);
-    if (!p.once_key.empty()) validate_claim_key(p.once_key, "--once-key");
+    if (!p.once_key.empty())
+        validate_claim_key(p.once_key, o.once_key_given ? "--once-key" : o.config + ": idempotency_key");
     if (claim_for.count() <= 0)
         throw configuration_error("--claim-for " + format_duration(claim_for) + " must be positive, e.g. 2h");
     auto opened = open_or_report(p);
@@ -160,11 +179,14 @@ int run_command(const run_options& o) {
     }
     locking_task_executor executor(*opened->provider);
     child_exit child;
+    bool child_ran = false;
     auto body = [&](task_context& ctx) {
         wait_policy policy;
         if (timeout) policy.deadline = std::chrono::steady_clock::now() + *timeout;
         policy.stop_requested = [&ctx] { return ctx.lock_lost(); };
         policy.take_terminal = true;
+        policy.hold_signals_after_exit = true;
+        child_ran = true;
         child = run_child({p.command, child_environment(ctx), opened->secret_env}, policy);
         if (!ctx.claim()) return;
         // Only a clean exit completes the key; anything else fails it, so the next run retries.
@@ -173,6 +195,7 @@ int run_command(const run_options& o) {
         ctx.set_result("exit status 0");
     };
     const auto result = executor.execute(body, config, options);
+    if (child_ran) report_held_signal(end_held_signals());
     switch (result.outcome) {
         case run_outcome::skipped_locked:
             log(log_level::info, result.message + "; command not run");
@@ -187,9 +210,9 @@ int run_command(const run_options& o) {
     }
     if (result.unlock_failed)
         log(log_level::warn, "releasing lock \"" + p.name + "\" failed; it stays held until its lock_until (at most " +
-                                 format_duration(config.lock_at_most_for()) + " after the start): " + result.message);
+                                 format_duration(config.lock_at_most_for()) + " after the start): " + result.unlock_problem);
     if (result.lock_lost) log(log_level::warn, "lock \"" + p.name + "\" was lost while the command ran; it was stopped");
-    if (result.claim_lost || result.claim_unrecorded) log(log_level::warn, result.message);
+    if (result.claim_lost || result.claim_unrecorded) log(log_level::warn, result.claim_problem);
     if (child.exec_failed) {
         log(log_level::error, child.error);
         return exit_exec_failed;
@@ -199,7 +222,7 @@ int run_command(const run_options& o) {
         return exit_timeout;
     }
     // Work done but not recorded: cron must not read it as a clean success (it may run again).
-    if (result.claim_unrecorded && child.status == 0) return exit_unrecorded;
+    if ((result.claim_unrecorded || result.claim_lost) && child.status == 0) return exit_unrecorded;
     return child.status;
 }
 

@@ -4,6 +4,8 @@
 #include <shedlock/owner_token.hpp>
 #include <shedlock/utf8.hpp>
 
+#include <cstdio>
+
 namespace shedlock {
 namespace {
 
@@ -31,6 +33,33 @@ void validate_printable(std::string_view value, std::string_view what, std::size
                                   " fit the key column, shorten it (e.g. hash the variable part)");
 }
 
+/// White space (Unicode White_Space), zero-width characters and bidirectional formatting: a key of
+/// nothing else looks empty wherever it is shown, and is what `"$A $B"` with both unset gives.
+bool shows_as_nothing(char32_t cp) noexcept {
+    const bool space = (cp >= 0x09 && cp <= 0x0d) || cp == 0x20 || cp == 0x85 || cp == 0xa0 || cp == 0x1680 ||
+                       (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 || cp == 0x202f ||
+                       cp == 0x205f || cp == 0x3000;
+    const bool zero_width = (cp >= 0x200b && cp <= 0x200d) || cp == 0x2060 || cp == 0xfeff || cp == 0x180e || cp == 0xad;
+    return space || zero_width || is_bidi_control(cp);
+}
+
+/// Throws when `value` (valid UTF-8) holds nothing visible, naming its code points.
+void refuse_blank(std::string_view value, std::string_view what) {
+    std::string code_points;
+    for (std::size_t pos = 0; pos < value.size();) {
+        const auto decoded = decode_utf8_at(value, pos);
+        if (!decoded || !shows_as_nothing(decoded->code_point)) return;
+        char code[16];
+        std::snprintf(code, sizeof code, "%sU+%04X", code_points.empty() ? "" : " ",
+                      static_cast<unsigned>(decoded->code_point));
+        code_points += code;
+        pos += decoded->length;
+    }
+    throw configuration_error(std::string(what) + " \"" + shown_claim_value(value) + "\" is blank (only " +
+                              code_points + ": spaces or invisible characters, an unset variable?); give the "
+                              "business key, e.g. settle:2024-06-01");
+}
+
 void validate_result(const std::string& text, std::string_view what) {
     if (text.size() > max_claim_result_bytes)
         throw configuration_error(std::string(what) + " has " + std::to_string(text.size()) + " bytes; at most " +
@@ -42,6 +71,7 @@ void validate_result(const std::string& text, std::string_view what) {
 
 void validate_claim_key(std::string_view key, std::string_view what) {
     validate_printable(key, what, max_claim_key_length);
+    refuse_blank(key, what);
 }
 
 const char* to_string(claim_status status) noexcept {
@@ -62,7 +92,27 @@ claim_result idempotency_store::claim(const std::string& key, std::chrono::milli
         throw configuration_error("claim_for " + format_duration(claim_for) + " of idempotency key \"" +
                                   shown_claim_value(key) +
                                   "\" must be positive; give the longest the work may take, e.g. PT10M");
-    return do_claim(key, claim_for, fencing_token, make_owner_token());
+    const std::string owner = make_owner_token();
+    try {
+        return do_claim(key, claim_for, fencing_token, owner);
+    } catch (const storage_error& e) {
+        if (e.category() == storage_category::missing_schema || e.category() == storage_category::access_denied) throw;
+        throw storage_error(e.category(), std::string(e.what()) + "; " + release_unanswered_claim(key, owner));
+    }
+}
+
+std::string idempotency_store::release_unanswered_claim(const std::string& key, const std::string& owner) {
+    idempotency_claim maybe_written;
+    maybe_written.key = key;
+    maybe_written.owner = owner;
+    try {
+        if (fail(maybe_written, "the answer to this claim was lost; released by its owner") == finish_status::finished)
+            return "the claim had been written and was released (marked failed): the next run can take the key";
+        return "no claim of this run was stored: the key is not blocked by it";
+    } catch (const error& e) {
+        return std::string("releasing the claim, which may have been written, failed too (") + e.what() +
+               "): the key may stay blocked until claim_for has passed";
+    }
 }
 
 finish_status idempotency_store::complete(const idempotency_claim& claim, const std::string& result) {

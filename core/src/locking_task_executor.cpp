@@ -33,27 +33,35 @@ void append_message(execution_result& result, const std::string& text) {
 std::string unrecorded_message(const idempotency_claim& claim, bool succeeded, const std::string& cause) {
     const std::string key = "idempotency key \"" + claim.key + "\"";
     if (succeeded)
-        return key + " was not marked done: " + cause + "; it stays running until " + format_timestamp(claim.expires_at) +
-               ", then the work may run again";
-    return key + " was not marked failed: " + cause + "; it is retried after " + format_timestamp(claim.expires_at);
+        return key + " was not marked done: " + cause + "; it stays running until " +
+               format_iso_timestamp(claim.expires_at) + ", then the work may run again";
+    return key + " was not marked failed: " + cause + "; it is retried after " + format_iso_timestamp(claim.expires_at);
+}
+
+/// The store cannot tell why the record is no longer this claim's, so neither can the message.
+std::string lost_claim_message(const idempotency_claim& claim, bool succeeded) {
+    return "idempotency key \"" + claim.key + "\" was not marked " + (succeeded ? "done" : "failed") +
+           ": the claim was no longer this run's (reset, deleted, lost by the store, or expired at " +
+           format_iso_timestamp(claim.expires_at) + " and taken over); this run was not recorded with the key" +
+           (succeeded ? " and its work may run again" : "");
 }
 
 /// complete() after a body that returned, fail() after one that threw. A lost claim or a
 /// completion that could not be written goes into the result (flag and message), never away.
 void finish_claim(const idempotency_claim& claim, task_context& context, execution_result& result,
-                  idempotency_store& store, std::chrono::milliseconds claim_for) {
+                  idempotency_store& store) {
     const bool succeeded = result.outcome == run_outcome::succeeded;
     try {
         const auto finished = succeeded ? store.complete(claim, context.result()) : store.fail(claim, result.message);
         if (finished == finish_status::claim_lost) {
             result.claim_lost = true;
-            append_message(result, "idempotency claim of \"" + claim.key + "\" was lost (expired after " +
-                                       format_duration(claim_for) + " and taken over): this run was not recorded with the key");
+            result.claim_problem = lost_claim_message(claim, succeeded);
         }
     } catch (const error& e) {
         result.claim_unrecorded = true;
-        append_message(result, unrecorded_message(claim, succeeded, e.what()));
+        result.claim_problem = unrecorded_message(claim, succeeded, e.what());
     }
+    if (!result.claim_problem.empty()) append_message(result, result.claim_problem);
 }
 
 /// The body under an idempotency claim: claim, run, complete or fail. A done key or a live claim
@@ -72,20 +80,20 @@ void run_claimed(const locked_task& task, task_context& context, execution_resul
     if (claimed.status == claim_status::already_done) {
         result.outcome = run_outcome::skipped_done;
         result.message = "idempotency key \"" + idem.key + "\" already done at " +
-                         format_timestamp(claimed.record.finished_at.value_or(claimed.record.claimed_at)) + " by " +
+                         format_iso_timestamp(claimed.record.finished_at.value_or(claimed.record.claimed_at)) + " by " +
                          claimed.record.owner;
         return;
     }
     if (claimed.status == claim_status::in_progress) {
         result.outcome = run_outcome::skipped_locked;
         result.message = "idempotency key \"" + idem.key + "\" is " + claimed.record.state + " under " +
-                         claimed.record.owner + " until " + format_timestamp(claimed.record.expires_at);
+                         claimed.record.owner + " until " + format_iso_timestamp(claimed.record.expires_at);
         return;
     }
     result.attempt = claimed.claim->attempt;
     context.set_claim(*claimed.claim);
     run_body(task, context, result);
-    finish_claim(*claimed.claim, context, result, *idem.store, claim_for);
+    finish_claim(*claimed.claim, context, result, *idem.store);
 }
 
 void run_task(const locked_task& task, task_context& context, execution_result& result,
@@ -240,6 +248,7 @@ execution_result locking_task_executor::run_locked(const locked_task& task, lock
             final_handle->unlock();
         } catch (const storage_error& e) {
             result.unlock_failed = true;
+            result.unlock_problem = e.what();
             append_message(result, std::string("unlock failed (lock expires at its lock_until): ") + e.what());
         }
     }

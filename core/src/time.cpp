@@ -62,6 +62,12 @@ std::string format_timestamp(timestamp t) {
     return std::string(buf, out);
 }
 
+std::string format_iso_timestamp(timestamp t) {
+    std::string text = format_timestamp(t);
+    text[text.find(' ')] = 'T';
+    return text + "Z";
+}
+
 namespace {
 
 /// The number written by the `n` digits at `pos`, or -1 if any of them is not a digit.

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -17,15 +18,22 @@ namespace {
 /// The argv of `shedlock args...`, built in the parent: between fork and exec the child may only
 /// make async-signal-safe calls. An allocation there deadlocked (a child stuck in a futex, the
 /// test hung) when another thread of the test held the allocator's lock at the fork.
+/// The binary under test: this build's, or SHEDLOCK_TEST_CLI (to show that a regression test
+/// fails against an older build).
+const char* cli_path() {
+    const char* other = std::getenv("SHEDLOCK_TEST_CLI");
+    return other != nullptr && *other != '\0' ? other : SHEDLOCK_CLI_PATH;
+}
+
 std::vector<char*> cli_argv(const std::vector<std::string>& args) {
-    std::vector<char*> argv{const_cast<char*>(SHEDLOCK_CLI_PATH)};
+    std::vector<char*> argv{const_cast<char*>(cli_path())};
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     return argv;
 }
 
 [[noreturn]] void exec_cli(char* const* argv) {
-    ::execv(SHEDLOCK_CLI_PATH, argv);
+    ::execv(argv[0], argv);
     ::_exit(127);
 }
 

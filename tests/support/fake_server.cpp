@@ -6,19 +6,27 @@
 #include <unistd.h>
 
 #include <stdexcept>
+#include <string>
 
 namespace shedlock::test {
 
-fake_server::fake_server(std::function<void(int fd)> session) : session_(std::move(session)) {
-    listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+int listen_on_loopback(std::uint16_t& port, const char* who) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t len = sizeof addr;
-    if (listener_ < 0 || ::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-        ::listen(listener_, 8) != 0 || ::getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
-        throw std::runtime_error("fake_server: cannot listen on 127.0.0.1");
-    port_ = ntohs(addr.sin_port);
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd, 16) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+        if (fd >= 0) ::close(fd);
+        throw std::runtime_error(std::string(who) + ": cannot listen on 127.0.0.1");
+    }
+    port = ntohs(addr.sin_port);
+    return fd;
+}
+
+fake_server::fake_server(std::function<void(int fd)> session) : session_(std::move(session)) {
+    listener_ = listen_on_loopback(port_, "fake_server");
     thread_ = std::thread([this] { serve(); });
 }
 

@@ -30,6 +30,9 @@ private:
     std::thread thread_;
 };
 
+/// A listening socket on 127.0.0.1 at an ephemeral port (written to `port`); throws naming `who`.
+int listen_on_loopback(std::uint16_t& port, const char* who);
+
 /// Reads exactly `n` bytes; "" when the peer closed first.
 std::string read_exactly(int fd, std::size_t n);
 

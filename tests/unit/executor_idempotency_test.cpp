@@ -11,6 +11,7 @@
 using namespace shedlock;
 using namespace std::chrono_literals;
 using Catch::Matchers::Contains;
+using Catch::Matchers::Matches;
 
 namespace {
 
@@ -159,4 +160,27 @@ TEST_CASE("executor: a completion that cannot be written is reported, not swallo
     CHECK(f.outcome == run_outcome::failed);
     CHECK(f.claim_unrecorded);
     CHECK_THAT(f.message, Contains("bank API 503") && Contains("not marked failed"));
+}
+
+TEST_CASE("executor: a claim reset while the body ran is reported without a guessed cause", "[executor][idempotency]") {
+    claims_setup s;
+    const auto r = s.executor.execute([&](task_context&) { CHECK(s.claims.reset("k")); }, s.config, s.with_key("k", 1min));
+    CHECK(r.outcome == run_outcome::succeeded);
+    CHECK(r.claim_lost);
+    // Nothing expired and nothing took it over: the message lists the causes it cannot tell apart.
+    CHECK_THAT(r.message, Contains("no longer this run's") && Contains("reset, deleted") && !Contains("expired after"));
+    // Times in messages carry their zone (ISO-8601, UTC).
+    CHECK_THAT(r.message, Matches(".*expired at \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z.*"));
+}
+
+TEST_CASE("idempotency store: a blank key of spaces or invisible characters is refused naming it", "[executor][idempotency]") {
+    claims_setup s;
+    for (const std::string key : {" ", "   ", "\t ", "\u00a0", "\u200b", "\u2060", "\ufeff", "\u202e", " \u3000\u200d "}) {
+        INFO(key);
+        CHECK_THROWS_AS(s.claims.claim(key, 1min), configuration_error);
+    }
+    CHECK_THROWS_WITH(validate_claim_key("\u00a0 "), Contains("blank") && Contains("U+00A0 U+0020"));
+    // Negative control: a key with visible characters among the spaces is a key.
+    CHECK(s.claims.claim(" settle 1 ", 1min).status == claim_status::claimed);
+    CHECK(s.claims.claim("\u00a0x", 1min).status == claim_status::claimed);
 }

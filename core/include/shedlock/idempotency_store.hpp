@@ -84,8 +84,10 @@ enum class finish_status {
 /// Input: keys, resources and states are validated before any backend call; a bad value is a
 /// configuration_error naming it, and nothing is written.
 ///
-/// Failure: storage_error when the backend fails (the operation may or may not have applied;
-/// claims are safe to retry: a claim whose answer was lost is taken over after `claim_for`).
+/// Failure: storage_error when the backend fails (the operation may or may not have applied).
+/// A claim that fails so releases what it may have written (fail() under its own owner, on the
+/// store's retry connection) and its message says how that went: only when that release fails
+/// too does the key stay blocked until `claim_for` has passed.
 ///
 /// Thread safety: implementations are safe for concurrent use.
 class idempotency_store {
@@ -152,6 +154,10 @@ private:
     virtual bool do_reset(const std::string& key) = 0;
     virtual std::size_t do_purge(timestamp cutoff) = 0;
 
+    /// After a claim whose answer was lost (it may have been written under `owner`): fail() on
+    /// that owner, so the key is not blocked for claim_for; owner-checked, so only a claim of this
+    /// call is touched. Returns what happened, for the caller's message.
+    std::string release_unanswered_claim(const std::string& key, const std::string& owner);
     /// do_finish, and on claim_lost a read of the record: finished when it already says `state`
     /// under this claim's owner (an earlier attempt of this call was applied).
     finish_status finish(const idempotency_claim& claim, std::string_view state, const std::string& result);

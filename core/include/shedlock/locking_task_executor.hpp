@@ -49,13 +49,19 @@ struct execution_result {
     bool unlock_failed = false;
     /// With an idempotency key: the claim's attempt number when the task ran (0 otherwise).
     std::int64_t attempt = 0;
-    /// The claim expired and another owner took it over before complete()/fail(): this run's
-    /// outcome was not recorded with the key (the message says so).
+    /// The claim was no longer this run's at complete()/fail() (reset, deleted, lost by the
+    /// store, or expired and taken over): this run's outcome was not recorded with the key (the
+    /// message says so; a succeeded run's work may be done again).
     bool claim_lost = false;
     /// complete()/fail() failed with a storage_error even after the store's retry on a new
     /// connection: the key still says running until its claim_for ends, and a run after that does
     /// the work again (a succeeded run's work may be done twice). The message says so; warn loudly.
     bool claim_unrecorded = false;
+    /// The warning of claim_lost or claim_unrecorded alone ("" otherwise): `message` also holds
+    /// the task's own failure and the unlock's, for the run record.
+    std::string claim_problem{};
+    /// Why the final unlock failed ("" unless unlock_failed), without the other messages.
+    std::string unlock_problem{};
 };
 
 /// The business layer of one execution (docs/idempotency.md).

@@ -57,6 +57,10 @@ private:
 /// "2024-06-01 02:00:00.123" (UTC) — the text form every SQL dialect stores and compares.
 std::string format_timestamp(timestamp t);
 
+/// "2024-06-01T02:00:00.123Z": ISO-8601 in UTC with its zone, for messages a person reads (the
+/// CLI's listings and warnings show times so).
+std::string format_iso_timestamp(timestamp t);
+
 /// Inverse of format_timestamp; also accepts 'T' as separator and a missing fraction.
 /// Throws storage_error(invalid_data) when the text is not such a timestamp.
 timestamp parse_timestamp(const std::string& text);

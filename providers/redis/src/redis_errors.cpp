@@ -14,7 +14,20 @@ bool has_code(std::string_view text, std::string_view code) {
     return false;
 }
 
-std::string advice(std::string_view text) {
+/// The scripts write (locks, claims, run records) unless `what` is one of the listing's reads.
+std::string permission_advice(const std::string& what) {
+    bool read_only = true;
+    for (const char* write : {"script", "SCRIPT LOAD", "EVALSHA", "XADD", "XTRIM"})
+        if (what.find(write) != std::string::npos) read_only = false;
+    if (read_only)
+        return "the ACL user lacks a permission; it needs SCAN, GET, HGET, HMGET, PTTL, PEXPIRETIME and TIME "
+               "on the lock prefix (e.g. +@read ~<prefix>:*)";
+    return "the ACL user lacks a permission for this write; it needs EVALSHA and SCRIPT LOAD, the writes SET, "
+           "PEXPIRE, DEL, HSET, SADD, SREM, XADD and XTRIM, the reads GET, HGET, HMGET, PTTL and TIME, and read-write access "
+           "to the keys under the prefix (e.g. +@scripting +@read +@write ~<prefix>:*; %R~ gives reads only)";
+}
+
+std::string advice(std::string_view text, const std::string& what) {
     if (has_code(text, "WRONGTYPE"))
         return "a key under the lock prefix holds a non-string value, so it is not a shedlock key; "
                "delete that key or choose another prefix/env";
@@ -27,9 +40,7 @@ std::string advice(std::string_view text) {
         return "the server requires a password; give it in the URI (redis://:password@host)";
     if (has_code(text, "WRONGPASS"))
         return "the user name or password was rejected; check the credentials in the URI";
-    if (has_code(text, "NOPERM"))
-        return "the ACL user lacks a permission; it needs EVALSHA, SCRIPT LOAD, SCAN, GET, PTTL, "
-               "PEXPIRETIME and TIME on the lock prefix (e.g. +@scripting +@read ~<prefix>:*)";
+    if (has_code(text, "NOPERM")) return permission_advice(what);
     if (has_code(text, "LOADING")) return "Redis is loading its data set; retry shortly";
     if (has_code(text, "MASTERDOWN")) return "the replica lost its primary; retry when replication is back";
     if (has_code(text, "BUSY")) return "a long-running script blocks Redis; retry later or SCRIPT KILL it";
@@ -55,7 +66,7 @@ storage_category classify_reply_error(std::string_view text) {
 
 storage_error reply_error(std::string_view text, const std::string& what, const std::string& where) {
     return storage_error(classify_reply_error(text),
-                         where + " rejected " + what + ": \"" + std::string(text) + "\"; " + advice(text));
+                         where + " rejected " + what + ": \"" + std::string(text) + "\"; " + advice(text, what));
 }
 
 storage_error io_error(std::string_view detail, const std::string& what, const std::string& where) {

@@ -113,6 +113,9 @@ TEST_CASE("redis: credentials errors are access_denied and never show the passwo
         const auto e = failure_of(options);
         CHECK(e.category() == storage_category::access_denied);
         CHECK(mentions(e, "NOPERM"));
+        // The refused call is a write (a script that sets the lock): the hint names write rights.
+        CHECK(mentions(e, "+@write"));
+        CHECK(mentions(e, "SET"));
         CHECK_FALSE(mentions(e, *options.password));
     }
 }
