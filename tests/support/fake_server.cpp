@@ -36,11 +36,15 @@ fake_server::~fake_server() {
     ::close(listener_);
 }
 
+int accept_next(int listener) {
+    pollfd waiting{listener, POLLIN, 0};
+    if (::poll(&waiting, 1, -1) < 0 || (waiting.revents & (POLLHUP | POLLERR | POLLNVAL))) return -1;
+    return ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+}
+
 void fake_server::serve() {
     while (true) {
-        pollfd waiting{listener_, POLLIN, 0};
-        if (::poll(&waiting, 1, -1) < 0 || (waiting.revents & (POLLHUP | POLLERR | POLLNVAL))) return;
-        const int fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+        const int fd = accept_next(listener_);
         if (fd < 0) return;
         session_(fd);
         ::close(fd);

@@ -33,6 +33,9 @@ private:
 /// A listening socket on 127.0.0.1 at an ephemeral port (written to `port`); throws naming `who`.
 int listen_on_loopback(std::uint16_t& port, const char* who);
 
+/// The next connection accepted on `listener`; -1 once the listener was shut down.
+int accept_next(int listener);
+
 /// Reads exactly `n` bytes; "" when the peer closed first.
 std::string read_exactly(int fd, std::size_t n);
 

@@ -50,9 +50,7 @@ bool reply_dropping_proxy::takes_marker(const std::string& chunk) {
 
 void reply_dropping_proxy::serve() {
     while (true) {
-        pollfd waiting{listener_, POLLIN, 0};
-        if (::poll(&waiting, 1, -1) < 0 || (waiting.revents & (POLLHUP | POLLERR | POLLNVAL))) return;
-        const int client = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+        const int client = accept_next(listener_);
         if (client < 0) return;
         const int server = connect_upstream(upstream_);
         if (server < 0) {
