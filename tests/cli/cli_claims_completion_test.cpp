@@ -196,21 +196,26 @@ TEST_CASE("cli run --once-key: SIGTERM while the completion waits on PostgreSQL 
     CHECK(run_cli({"run", "-p", pg.uri(), "-n", key, "--at-most", "PT1M", "--", "true"}).status == 0);
 }
 
-TEST_CASE("cli run --once-key: a claim whose answer was lost is released and does not block the key",
-          "[cli][idempotency][postgres]") {
-    const auto pg = completion_postgres("dropped");
-    const auto server = shedlock::parse_provider_uri(pg.base);
-    reply_dropping_proxy proxy(static_cast<std::uint16_t>(server.port.value_or(5432)));
-    const std::string port = ":" + std::to_string(server.port.value_or(5432)) + "/";
-    std::string proxied = pg.base;
-    REQUIRE(proxied.find(port) != std::string::npos);
-    proxied.replace(proxied.find(port), port.size(), ":" + std::to_string(proxy.port()) + "/");
-    proxied += "?sslmode=disable&" + pg.options;  // the proxy must see the statement
-    const auto dir = completion_scratch("dropped");
-    const std::string key = "dropped-key-" + std::to_string(::getpid()), marker = dir + "/ran";
-    const std::string lock = "dropped-lock-" + std::to_string(::getpid());
-    // The key first travels as the claim upsert's parameter (a prepared statement's Bind): the
-    // claim is written, its answer never arrives.
+namespace {
+
+/// `base` with its port replaced by `port` (the URI must name its port).
+std::string through_port(const std::string& base, int server_port, std::uint16_t port) {
+    std::string uri = base;
+    const std::string from = ":" + std::to_string(server_port) + "/";
+    const auto at = uri.find(from);
+    REQUIRE(at != std::string::npos);
+    return uri.replace(at, from.size(), ":" + std::to_string(port) + "/");
+}
+
+/// `direct` and `proxied` reach the same server and tables; the proxy drops the answer to the
+/// first request that carries the key (the claim: written, its answer never arrives). The run
+/// exits 69 saying the claim was released, and the next run claims the key and does the work
+/// instead of finding it blocked for claim_for (an hour here).
+void check_lost_claim_answer_released(reply_dropping_proxy& proxy, const std::string& direct, const std::string& proxied,
+                                      const std::string& name) {
+    const auto dir = completion_scratch(name);
+    const std::string key = name + "-key-" + std::to_string(::getpid()), marker = dir + "/ran";
+    const std::string lock = name + "-lock-" + std::to_string(::getpid());
     proxy.arm(key);
     const auto first = run_cli({"run", "-p", proxied, "-n", lock, "--at-most", "PT1H", "--once-key", key, "--", "touch", marker});
     INFO(first.err);
@@ -218,12 +223,34 @@ TEST_CASE("cli run --once-key: a claim whose answer was lost is released and doe
     CHECK(first.status == 69);
     CHECK_THAT(first.err, Contains(key) && Contains("could not be claimed") && Contains("released"));
     CHECK_FALSE(std::filesystem::exists(marker));
-    // Not blocked for claim_for (an hour here): the next run claims the key and does the work.
-    const auto second = run_cli({"run", "-p", pg.uri(), "-n", lock, "--at-most", "PT1H", "--once-key", key, "--", "touch", marker});
+    const auto second = run_cli({"run", "-p", direct, "-n", lock, "--at-most", "PT1H", "--once-key", key, "--", "touch", marker});
     INFO(second.err);
     CHECK(second.status == 0);
     CHECK_THAT(second.err, !Contains("is running under"));
     CHECK(std::filesystem::exists(marker));
     // The released claim counted as an attempt that failed: the record says so.
-    CHECK_THAT(run_cli({"claims", "-p", pg.uri(), "--json"}).out, Contains("\"attempt\": 2") && Contains("\"state\": \"done\""));
+    const auto listed = run_cli({"claims", "-p", direct, "--json"}).out;
+    CHECK_THAT(listed, Contains("\"key\": \"" + key + "\"") && Contains("\"attempt\": 2") && Contains("\"state\": \"done\""));
+}
+
+}  // namespace
+
+TEST_CASE("cli run --once-key: a PostgreSQL claim whose answer was lost is released and does not block the key",
+          "[cli][idempotency][postgres]") {
+    const auto pg = completion_postgres("dropped");
+    const int server_port = shedlock::parse_provider_uri(pg.base).port.value_or(5432);
+    reply_dropping_proxy proxy(static_cast<std::uint16_t>(server_port));
+    // sslmode=disable: the proxy must see the statement (the key travels in the upsert's Bind).
+    const auto proxied = through_port(pg.base, server_port, proxy.port()) + "?sslmode=disable&" + pg.options;
+    check_lost_claim_answer_released(proxy, pg.uri(), proxied, "dropped-pg");
+}
+
+TEST_CASE("cli run --once-key: a Redis claim whose answer was lost is released and does not block the key",
+          "[cli][idempotency][redis]") {
+    const auto base = required_env("SHEDLOCK_TEST_REDIS_URI", "providers/redis/server.sh");
+    const int server_port = shedlock::parse_provider_uri(base).port.value_or(6379);
+    reply_dropping_proxy proxy(static_cast<std::uint16_t>(server_port));
+    const std::string prefix = "?prefix=completion-dropped-" + std::to_string(::getpid());
+    check_lost_claim_answer_released(proxy, base + prefix, through_port(base, server_port, proxy.port()) + prefix,
+                                     "dropped-rd");
 }
