@@ -71,8 +71,9 @@ std::optional<run_record> scheduler::impl::run_firing(task_runtime& t, timestamp
         r.fencing_token = result.fencing_token;
         r.counters = result.counters;
         r.lock_lost = result.lock_lost;
-        // The work may be done again once the claim expires: the run record alone is too quiet.
-        if (result.claim_unrecorded) warn("task \"" + def.name + "\": " + result.message);
+        // The work may be done again (once the claim expires, or at once when it was no longer
+        // this run's): the run record alone is too quiet.
+        if (result.claim_unrecorded || result.claim_lost) warn("task \"" + def.name + "\": " + result.claim_problem);
     } catch (const std::exception& e) {
         r.outcome = run_outcome::lock_error;  // e.g. a rendered lock name that is not valid
         r.message = e.what();

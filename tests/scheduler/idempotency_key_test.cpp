@@ -93,6 +93,32 @@ TEST_CASE("scheduler: a completion that cannot be written is warned about and ke
     CHECK_THAT(warnings.front(), Contains("settle") && Contains("not marked done") && Contains("may run again"));
 }
 
+TEST_CASE("scheduler: a claim reset while its task ran is warned about as well as recorded", "[scheduler][idempotency]") {
+    providers::memory_lock_provider locks;
+    memory_run_store store;
+    memory_idempotency_store claims;
+    std::mutex mutex;
+    std::vector<std::string> warnings;
+    scheduler_options options;
+    options.claims = &claims;
+    options.warn = [&](const std::string& w) {
+        std::lock_guard lock(mutex);
+        warnings.push_back(w);
+    };
+    scheduler s(locks, store, options);
+    // An operator resets the key while the work runs: the run is not recorded with it.
+    s.add(make_task("settle", [&](task_context& ctx) { CHECK(claims.reset(ctx.claim()->key)); }, cron("0 0 2 * * ?", "UTC"),
+                    lock_at_most_for("PT10M"), idempotency_key("settle:{date}")));
+    s.start();
+    const auto r = s.run_now("settle");
+    s.stop(1s);
+    CHECK(r.outcome == run_outcome::succeeded);
+    CHECK_THAT(r.message, Contains("no longer this run's"));
+    std::lock_guard lock(mutex);
+    REQUIRE(warnings.size() == 1);
+    CHECK_THAT(warnings.front(), Contains("settle") && Contains("no longer this run's") && Contains("may run again"));
+}
+
 TEST_CASE("scheduler: claim_for without an idempotency_key fails start() naming it", "[scheduler][idempotency]") {
     providers::memory_lock_provider locks;
     memory_run_store store;
