@@ -21,7 +21,7 @@ const config_module_api& load_config_module() {
     if (const std::string why = incomplete_object(file); !why.empty()) throw fail(file + " " + why);
     // RTLD_LOCAL, never closed: the module's objects (triggers, errors) may outlive the call.
     void* handle = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) throw fail(::dlerror());
+    if (handle == nullptr) throw fail(printable_text(::dlerror(), 400));
     using entry_fn = const config_module_api* (*)();
     const auto entry = reinterpret_cast<entry_fn>(::dlsym(handle, "shedlock_cli_config_module"));
     const auto* build = static_cast<const char*>(::dlsym(handle, "shedlock_cli_config_module_build"));

@@ -28,6 +28,9 @@ namespace {
 std::string shown(const std::optional<std::chrono::milliseconds>& d) { return d ? format_duration(*d) : "(none)"; }
 
 int dry_run(const std::vector<task_definition>& tasks, const shedlock_config& config, std::size_t count) {
+    // The live daemon's checks first (reserved heartbeat names, rendered templates, durations):
+    // a configuration the daemon refuses is not previewed as if it would run.
+    check_tasks(tasks, scheduler_options_from(config));
     const timestamp now = system_clock::instance().now();
     for (const auto& t : tasks) {
         std::cout << t.name << ": " << t.schedule.describe() << ", lock_at_most_for "

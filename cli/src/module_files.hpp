@@ -1,7 +1,8 @@
 #pragma once
-// What the CLI checks before it runs a plug-in module's code (the provider modules of
-// provider_modules.hpp and the config module of config_module.hpp): where modules are, that the
-// file is a whole shared object, and that it comes from this very build.
+// What the CLI checks of a plug-in module (the provider modules of provider_modules.hpp and the
+// config module of config_module.hpp): where modules are and that the file is a whole shared
+// object (before dlopen, which runs the module's static constructors), and that it comes from
+// this very build (after dlopen, before its entry point runs).
 
 #include <string>
 
@@ -20,9 +21,11 @@ const char* module_build();
 /// module of theirs.
 std::string module_dir(const char* from_bin, const char* installed);
 
-/// Why `file` is not a whole shared object ("" when it is): not an ELF file of this word size,
-/// or shorter than its own headers say, as a copy cut short by a full disk or an interrupted
-/// install is. dlopen would map such a file and die of SIGBUS touching the missing pages.
+/// Why `file` is not a whole shared object ("" when it is): not a regular file (a FIFO would
+/// block the open for good: it is opened non-blocking and checked first), not an ELF file of
+/// this word size, headers whose offsets and sizes add up past 2^64, or shorter than its own
+/// headers say, as a copy cut short by a full disk or an interrupted install is. dlopen would
+/// map such a file and die of SIGBUS (or SIGSEGV) touching the missing pages.
 std::string incomplete_object(const std::string& file);
 
 }  // namespace shedlock::cli

@@ -21,7 +21,9 @@ const char* const reinstall_advice =
     "; reinstall the shedlock package (the program and its provider modules come from one build), or set "
     "SHEDLOCK_PROVIDER_DIR to the directory of this build's modules";
 
-/// dlopen of a file that is a whole shared object; nothing of the module has run yet.
+/// dlopen of a file that is a whole shared object. dlopen runs the module's static constructors:
+/// what can be checked without running any of its code (a regular file, complete) is checked
+/// before; the build identity can only be read after (entry_of).
 void* open_module_file(const std::string& name, const std::string& file) {
     const auto fail = [&](const std::string& why) {
         return configuration_error("cannot load the " + name + " provider module: " + why +
@@ -32,7 +34,7 @@ void* open_module_file(const std::string& name, const std::string& file) {
     // RTLD_LOCAL: the module's copies of shedlock's code stay private to it (it links them with
     // --exclude-libs); it reaches the program only through the registry passed in.
     void* handle = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) throw fail(::dlerror());
+    if (handle == nullptr) throw fail(printable_text(::dlerror(), 400));
     return handle;
 }
 
@@ -63,7 +65,10 @@ std::string shown_schemes(const std::vector<std::string>& schemes) {
     return out.empty() ? "no scheme" : out;
 }
 
-/// dlopen + the module's entry point; a module from another build is refused before it runs.
+/// dlopen + the module's entry point. A module from another build is refused before its entry
+/// point runs, but after dlopen ran its static constructors: the build identity is read with
+/// dlsym. Checking the symbol table before dlopen is left to the provider seam (issue 22); until
+/// then the directory the modules come from is what is trusted (provider_module_dir).
 void load_module(const std::string& name, const std::vector<std::string>& declared, provider_registry& registry) {
     const std::string file = provider_module_dir() + "/" + name + ".so";
     const register_fn entry = entry_of(open_module_file(name, file), file);
@@ -80,7 +85,15 @@ void load_module(const std::string& name, const std::vector<std::string>& declar
 }  // namespace
 
 std::string provider_module_dir() {
-    if (const char* dir = std::getenv("SHEDLOCK_PROVIDER_DIR"); dir != nullptr && *dir != '\0') return dir;
+    if (const char* dir = std::getenv("SHEDLOCK_PROVIDER_DIR"); dir != nullptr && *dir != '\0') {
+        // A relative directory depends on where the command is started: a module planted there
+        // would run its constructors before any check refuses it.
+        if (*dir != '/')
+            throw configuration_error("SHEDLOCK_PROVIDER_DIR \"" + printable_text(dir, 200) +
+                                      "\" is a relative path; give an absolute path (starting with /) to the "
+                                      "directory of this build's provider modules");
+        return dir;
+    }
     return module_dir(SHEDLOCK_PROVIDER_DIR_FROM_BIN, SHEDLOCK_PROVIDER_INSTALL_DIR);
 }
 

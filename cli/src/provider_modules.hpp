@@ -18,7 +18,8 @@ struct provider_module {
 };
 const std::vector<provider_module>& built_provider_modules();
 
-/// Where the modules are: $SHEDLOCK_PROVIDER_DIR when set, else the directory that the install
+/// Where the modules are: $SHEDLOCK_PROVIDER_DIR when set (an absolute path, else
+/// configuration_error: a relative one would load modules from wherever the command starts), else the directory that the install
 /// layout puts beside this executable (bin/../lib/<arch>/shedlock/providers; the build tree
 /// mirrors it), or the configured install directory when the executable's path cannot be read
 /// (module_files.hpp's module_dir).

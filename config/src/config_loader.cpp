@@ -3,6 +3,7 @@
 
 #include <shedlock/config.hpp>
 #include <shedlock/error.hpp>
+#include <shedlock/heartbeat_record.hpp>
 #include <shedlock/lock_configuration.hpp>
 #include <shedlock/lock_wait.hpp>
 
@@ -74,6 +75,10 @@ void read_main(const toml::table& table, const std::string& file, shedlock_confi
         throw configuration_error(r.about("lock_retention") + " must be positive (e.g. \"P1D\")");
     if (c.heartbeat && *c.heartbeat > std::chrono::hours{1})
         throw configuration_error(r.about("heartbeat") + " must be at most PT1H (e.g. \"PT10S\"), or PT0S for none");
+    if (c.heartbeat && c.heartbeat->count() > 0 && *c.heartbeat < min_heartbeat_every)
+        throw configuration_error(r.about("heartbeat") +
+                                  " is below the floor PT0.1S (each beat is a write to the backend); give PT0.1S to "
+                                  "PT1H (e.g. \"PT10S\"), or PT0S for none");
 }
 
 shedlock_config from_table(const toml::table& root, const std::string& file) {

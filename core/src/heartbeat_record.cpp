@@ -40,9 +40,12 @@ std::set<std::string> processes_holding_locks(const std::vector<lock_record>& re
 }  // namespace
 
 void validate_heartbeat_every(std::chrono::milliseconds every) {
-    if (every < std::chrono::milliseconds{0} || every > max_heartbeat_every)
+    const bool off = every == std::chrono::milliseconds{0};
+    if (!off && (every < min_heartbeat_every || every > max_heartbeat_every))
         throw configuration_error("status server heartbeat_every " + std::to_string(every.count()) +
-                                  " ms is out of range; give 1 ms to 1 h (e.g. 10 s), or 0 for no heartbeat");
+                                  " ms is out of range (each beat is a backend write); give " +
+                                  std::to_string(min_heartbeat_every.count()) +
+                                  " ms to 1 h (e.g. 10 s), or 0 for no heartbeat");
 }
 
 std::string heartbeat_record_name(std::chrono::milliseconds every, std::string_view process) {

@@ -43,14 +43,28 @@ void scheduler::add(const task_registry& registry) {
     for (auto& t : registry.tasks()) add(std::move(t));
 }
 
+namespace {
+
+void check_options(const scheduler_options& options) {
+    if (options.worker_threads == 0)
+        throw configuration_error("scheduler worker_threads is 0; it needs at least 1 to run tasks");
+    if (options.rendered_lock_retention && options.rendered_lock_retention->count() <= 0)
+        throw configuration_error("scheduler rendered_lock_retention " + format_duration(*options.rendered_lock_retention) +
+                                  " must be positive; give e.g. P1D, or none to keep the records");
+}
+
+}  // namespace
+
+void check_tasks(const std::vector<task_definition>& tasks, const scheduler_options& options) {
+    check_options(options);
+    const shedlock::clock& wall = options.clock ? *options.clock : system_clock::instance();
+    (void)detail::prepare_tasks(tasks, options, wall.now());
+}
+
 void scheduler::start() {
     auto& s = *impl_;
     if (s.started.load()) throw configuration_error("scheduler already started; a scheduler starts once");
-    if (s.options.worker_threads == 0)
-        throw configuration_error("scheduler worker_threads is 0; it needs at least 1 to run tasks");
-    if (s.options.rendered_lock_retention && s.options.rendered_lock_retention->count() <= 0)
-        throw configuration_error("scheduler rendered_lock_retention " + format_duration(*s.options.rendered_lock_retention) +
-                                  " must be positive; give e.g. P1D, or none to keep the records");
+    check_options(s.options);
     const auto now = s.wall.now();
     auto prepared = detail::prepare_tasks(s.definitions, s.options, now);  // throws before anything runs
     s.warn_from_history(prepared);

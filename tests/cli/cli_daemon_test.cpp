@@ -208,6 +208,30 @@ TEST_CASE("cli daemon --dry-run prints the next fire times and lock names", "[cl
     CHECK_THAT(r.out, Contains(":00:00.000Z"));  // 02:00 Berlin is 00:00 or 01:00 UTC
 }
 
+TEST_CASE("cli daemon --dry-run refuses reserved heartbeat names as the daemon does", "[cli][daemon]") {
+    // The dry run previewed these (exit 0, the reserved name listed); the daemon refused them (78).
+    const std::string task = "[tasks.t]\ncron = \"0 0 2 * * ?\"\nlock_at_most_for = \"PT1H\"\ncommand = [\"true\"]\n";
+    const std::vector<std::pair<std::string, std::string>> reserved{
+        {"[shedlock]\n" + task + "lock_name = \"shedlock-heartbeat:x\"\n", "shedlock-heartbeat:x"},
+        {"[shedlock]\n" + task + "lock_name = \"SHEDLOCK-HEARTBEAT:x\"\n", "SHEDLOCK-HEARTBEAT:x"},
+        {"[shedlock]\n" + task + "lock_name = \"shedlock-heartbeat:{date}\"\n", "shedlock-heartbeat:2"},
+        {"[shedlock]\nenv = \"shedlock-heartbeat\"\n" + task + "lock_name = \"{env}:x\"\n", "shedlock-heartbeat:x"},
+        {"[shedlock]\n[tasks.\"shedlock-heartbeat:t\"]\ncron = \"0 0 2 * * ?\"\nlock_at_most_for = \"PT1H\"\n"
+         "command = [\"true\"]\n",
+         "shedlock-heartbeat:t"},
+    };
+    int n = 0;
+    for (const auto& [text, name] : reserved) {
+        const auto config = write_config("reserved" + std::to_string(++n) + ".toml", text);
+        INFO(text);
+        const auto dry = run_cli({"daemon", "-c", config, "--dry-run"});
+        INFO(dry.out << dry.err);
+        CHECK(dry.status == 78);
+        CHECK_THAT(dry.err, Contains("lock name \"" + name) && Contains("reserved for the heartbeat records"));
+        CHECK(dry.out.empty());  // nothing previewed as if it would run
+    }
+}
+
 TEST_CASE("cli run --config takes provider, policy and command from the file", "[cli][config]") {
     const std::string db = scratch_dir() + "/runcfg.db";
     REQUIRE(run_cli({"schema", "apply", "-p", "sqlite:" + db}).status == 0);

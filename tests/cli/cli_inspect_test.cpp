@@ -214,3 +214,21 @@ TEST_CASE("cli --version names the release", "[cli]") {
     CHECK(r.status == 0);
     CHECK_THAT(r.out, Contains("shedlock 0.") || Contains("shedlock 1."));
 }
+
+TEST_CASE("cli: a missing SQL table's error names the URI option create_schema=true", "[cli]") {
+    // It said "set create_schema_if_missing", which no URI accepts (the URI option is create_schema).
+    const std::string table = "missing_" + std::to_string(::getpid());
+    const std::vector<std::string> uris{"sqlite:" + scratch_dir() + "/missing.db",
+                                        test_server_uri("SHEDLOCK_TEST_POSTGRES_URI"),
+                                        test_server_uri("SHEDLOCK_TEST_MYSQL_URI")};
+    for (const auto& base : uris) {
+        const std::string uri = base + "?table=" + table + "&runs_table=" + table + "_runs&claims_table=" + table + "_claims";
+        for (const std::string command : {"locks", "runs", "claims"}) {
+            const auto r = run_cli({command, "-p", uri});
+            INFO(command << " -p " << base << ": " << r.err);
+            CHECK(r.status != 0);
+            CHECK_THAT(r.err, Contains("does not exist") && Contains("add create_schema=true to the provider URI") &&
+                                  Contains("shedlock schema apply"));
+        }
+    }
+}

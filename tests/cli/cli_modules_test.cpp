@@ -7,12 +7,15 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace shedlock::test;
@@ -215,4 +218,97 @@ TEST_CASE("cli: a truncated config module is refused before dlopen, not killed b
     INFO(read_file(err));
     CHECK(exit_status_of(wait_status) == 78);
     CHECK_THAT(read_file(err), Contains("cannot load the config module") && Contains("config.so is truncated"));
+}
+
+TEST_CASE("cli: a FIFO or device in place of a provider module is refused, not waited on", "[cli][modules]") {
+    // open(O_RDONLY) of a FIFO waits for a writer: the CLI hung for good (cron stacked them up).
+    // The run is bounded by `timeout` so that a regression fails (124) instead of hanging ctest.
+    const std::string dir = fresh_module_dir("special", {});
+    REQUIRE(::mkfifo((dir + "/sqlite.so").c_str(), 0644) == 0);
+    std::filesystem::create_symlink("/dev/zero", dir + "/memory.so");
+    for (const auto& [scheme, uri, kind] : {std::tuple{"sqlite", sqlite_uri(), "a FIFO"},
+                                            std::tuple{"memory", std::string("memory:"), "a character device"}}) {
+        INFO(scheme);
+        const std::string err = scratch_dir() + "/special.err";
+        const int wait_status = std::system(("SHEDLOCK_PROVIDER_DIR='" + dir + "' timeout 60 '" SHEDLOCK_CLI_PATH
+                                             "' locks -p '" + uri + "' 2>'" + err + "'").c_str());
+        const std::string message = read_file(err);
+        INFO(message);
+        CHECK(exit_status_of(wait_status) == 78);
+        CHECK_THAT(message, Contains(dir + "/" + scheme + ".so is not a regular file (it is " + kind + ")") &&
+                                Contains("reinstall the shedlock package"));
+    }
+}
+
+TEST_CASE("cli: an ELF header whose sizes wrap past 2^64 is refused before dlopen", "[cli][modules]") {
+    // A loaded segment of 0xFFFFFFFFFFFFFFFF bytes: p_offset + p_filesz wrapped to a small number,
+    // passed the truncation check, and dlopen died of SIGSEGV. The same for the header tables'
+    // offset + count * entry size.
+    const std::string dir = fresh_module_dir("wrapping", {});
+    const std::string whole = read_file(SHEDLOCK_MEMORY_MODULE);
+    REQUIRE(whole.size() > 64);
+    const auto u16_at = [&](std::size_t at) { return std::uint16_t(std::uint8_t(whole[at]) | std::uint8_t(whole[at + 1]) << 8); };
+    std::uint64_t phoff = 0;
+    for (int i = 7; i >= 0; --i) phoff = phoff << 8 | std::uint8_t(whole[0x20 + i]);
+    const std::uint16_t phentsize = u16_at(0x36), phnum = u16_at(0x38);
+    REQUIRE(phentsize == 56);
+    std::size_t last_load = 0;  // the program header of the last PT_LOAD (p_type 1)
+    for (std::size_t i = 0; i < phnum; ++i)
+        if (whole[phoff + i * phentsize] == 1) last_load = phoff + i * phentsize;
+    REQUIRE(last_load != 0);
+    const auto with_u64 = [&](std::size_t at, std::uint64_t value) {
+        std::string data = whole;
+        for (int i = 0; i < 8; ++i) data[at + i] = char(value >> (8 * i) & 0xff);
+        return data;
+    };
+    const std::vector<std::pair<std::string, std::string>> lies{
+        {"p_filesz 2^64-1", with_u64(last_load + 32, ~std::uint64_t{0})},
+        {"p_offset 2^64-1", with_u64(last_load + 8, ~std::uint64_t{0})},
+        {"e_shoff 2^64-1", with_u64(0x28, ~std::uint64_t{0})},
+    };
+    for (const auto& [what, data] : lies) {
+        INFO(what);
+        std::ofstream(dir + "/memory.so", std::ios::binary | std::ios::trunc) << data;
+        const auto r = run_cli_with_modules(dir, {"schema", "apply", "-p", "memory:"});
+        INFO(r.err);
+        CHECK(r.status == 78);
+        CHECK_THAT(r.err, Contains("cannot load the memory provider module") && Contains("memory.so is not a whole shared object"));
+    }
+}
+
+TEST_CASE("cli: a relative SHEDLOCK_PROVIDER_DIR is refused before any module is loaded", "[cli][modules]") {
+    // Relative to wherever the command is started: a module planted there ran its constructors
+    // before the build-identity check refused it.
+    const std::filesystem::path cwd = scratch_dir() + "/relative-dir";
+    std::filesystem::remove_all(cwd);
+    std::filesystem::create_directories(cwd / "sub");
+    std::filesystem::copy_file(SHEDLOCK_TEST_MODULE_FOREIGN, cwd / "sqlite.so");
+    std::filesystem::copy_file(SHEDLOCK_TEST_MODULE_FOREIGN, cwd / "sub" / "sqlite.so");
+    const std::string loaded = scratch_dir() + "/relative.loaded";
+    for (const std::string dir : {".", "sub", "./sub", "../relative-dir"}) {
+        INFO("SHEDLOCK_PROVIDER_DIR=" << dir);
+        const std::string err = scratch_dir() + "/relative.err";
+        std::filesystem::remove(loaded);
+        const int wait_status = std::system(("cd '" + cwd.string() + "' && SHEDLOCK_TEST_MODULE_LOADED='" + loaded +
+                                             "' SHEDLOCK_PROVIDER_DIR='" + dir + "' '" SHEDLOCK_CLI_PATH
+                                             "' locks -p '" + sqlite_uri() + "' 2>'" + err + "'").c_str());
+        const std::string message = read_file(err);
+        INFO(message);
+        CHECK(exit_status_of(wait_status) == 78);
+        CHECK_THAT(message, Contains("SHEDLOCK_PROVIDER_DIR \"" + dir + "\" is a relative path") &&
+                                Contains("give an absolute path"));
+        CHECK_FALSE(std::filesystem::exists(loaded));  // the planted module was not even dlopen'ed
+    }
+}
+
+TEST_CASE("cli: dlopen's message reaches the terminal as printable text", "[cli][modules]") {
+    // dlerror() quotes the file (and, for a damaged module, its strings) byte for byte: a byte
+    // that is not UTF-8 went to stderr raw. Here the directory's name carries one.
+    const std::string dir = scratch_dir() + "/latin1-\xe9-dir";
+    std::filesystem::create_directories(dir);
+    const auto r = run_cli_with_modules(dir, {"schema", "apply", "-p", "memory:"});
+    INFO(r.err);
+    CHECK(r.status == 78);
+    CHECK_THAT(r.err, Contains("cannot load the memory provider module") && Contains("latin1-\\xe9-dir"));
+    CHECK(r.err.find('\xe9') == std::string::npos);
 }

@@ -69,6 +69,10 @@ TEST_CASE("a heartbeat record is this process's own, held for the longest lease"
     CHECK(config.lock_at_least_for() == 0ms);
     CHECK_THROWS_WITH(heartbeat_lock_configuration(0ms), Catch::Contains("means no heartbeat"));
     CHECK_THROWS_WITH(heartbeat_lock_configuration(2h), Catch::Contains("out of range"));
+    CHECK_THROWS_WITH(heartbeat_lock_configuration(99ms), Catch::Contains("99 ms is out of range") &&
+                                                            Catch::Contains("give 100 ms to 1 h"));
+    CHECK(heartbeat_lock_configuration(min_heartbeat_every).name() ==
+          heartbeat_record_name(min_heartbeat_every, this_process()));
 }
 
 TEST_CASE("lock names starting with the heartbeat records' prefix are reserved", "[heartbeat]") {
@@ -220,8 +224,8 @@ TEST_CASE("heartbeat housekeeping at start-up, on a provider with an injected cl
             if (r.name == name) return true;
         return false;
     };
-    // A process that beat every 50 ms, took a lock for three days, and died (its record stayed).
-    const auto dead_config = heartbeat_lock_configuration(50ms);
+    // A process that beat every 100 ms, took a lock for three days, and died (its record stayed).
+    const auto dead_config = heartbeat_lock_configuration(100ms);
     auto dead_record = provider.try_lock(dead_config);
     REQUIRE(dead_record);
     auto report = provider.try_lock(lock_configuration("report", "P3D"));
@@ -233,10 +237,10 @@ TEST_CASE("heartbeat housekeeping at start-up, on a provider with an injected cl
         REQUIRE(wait_for([&] { return listed(own); }, 10s));  // its start-up housekeeping is done
         return beating;
     };
-    (void)started(70ms);
+    (void)started(140ms);
     CHECK(listed(dead_config.name()));  // kept: the evidence that "report" is stale
     report->unlock();
-    (void)started(90ms);
+    (void)started(180ms);
     CHECK_FALSE(listed(dead_config.name()));  // the lock is free: nothing left to flag
     dead_record.reset();
 }

@@ -168,16 +168,16 @@ TEST_CASE("status server: its heartbeat record lives while it serves and is dele
     served_scheduler app;
     const auto heartbeat = [&]() -> std::optional<lock_record> {
         for (auto& r : app.locks.list_locks())
-            if (r.name.rfind("shedlock-heartbeat:50:", 0) == 0) return r;
+            if (r.name.rfind("shedlock-heartbeat:100:", 0) == 0) return r;
         return std::nullopt;
     };
     auto options = listen_on("127.0.0.1");
-    options.heartbeat_every = 50ms;
+    options.heartbeat_every = 100ms;  // the shortest allowed
     {
         auto server = serve_status(*app.s, &app.metrics, options);
         REQUIRE(wait_for([&] { return heartbeat().has_value(); }, 10s));
         const auto first = *heartbeat();
-        CHECK(first.name.size() == std::string("shedlock-heartbeat:50:").size() + 16);  // fits 64 characters
+        CHECK(first.name.size() == std::string("shedlock-heartbeat:100:").size() + 16);  // fits 64 characters
         CHECK(process_of_owner(first.locked_by) == this_process());
         CHECK(first.lock_until - app.locks.lock_time_now() > 23h);  // outlives the process on every backend
         CHECK(wait_for([&] { return heartbeat()->lock_until > first.lock_until; }, 10s));  // renewed
@@ -193,7 +193,10 @@ TEST_CASE("status server: its heartbeat record lives while it serves and is dele
     options.heartbeat_every = -1ms;
     CHECK_THROWS_WITH(serve_status(*app.s, &app.metrics, options), Catch::Contains("heartbeat_every -1 ms is out of range"));
     options.heartbeat_every = 2h;
-    CHECK_THROWS_WITH(serve_status(*app.s, &app.metrics, options), Catch::Contains("give 1 ms to 1 h"));
+    CHECK_THROWS_WITH(serve_status(*app.s, &app.metrics, options), Catch::Contains("give 100 ms to 1 h"));
+    options.heartbeat_every = 1ms;  // a thousand backend writes a second
+    CHECK_THROWS_WITH(serve_status(*app.s, &app.metrics, options),
+                      Catch::Contains("heartbeat_every 1 ms is out of range") && Catch::Contains("give 100 ms to 1 h"));
 }
 
 TEST_CASE("parse_http_address: host:port forms and errors", "[status_server]") {

@@ -84,4 +84,9 @@ TEST_CASE("config: a bad [shedlock] value checked after reading names the key's 
                       Contains("r.toml:3") && Contains("lock_retention = \"PT0S\" must be positive"));
     CHECK_THROWS_WITH(parse_config(head + "heartbeat = \"PT2H\"\n", "h.toml"),
                       Contains("h.toml:3") && Contains("heartbeat = \"PT2H\" must be at most PT1H"));
+    // A floor: each beat is a backend write (PT0.001S was a thousand a second).
+    CHECK_THROWS_WITH(parse_config(head + "heartbeat = \"PT0.001S\"\n", "f.toml"),
+                      Contains("f.toml:3") && Contains("heartbeat = \"PT0.001S\" is below the floor PT0.1S"));
+    CHECK(parse_config(head + "heartbeat = \"PT0.1S\"\n", "f.toml").heartbeat == std::chrono::milliseconds{100});
+    CHECK(parse_config(head + "heartbeat = \"PT0S\"\n", "f.toml").heartbeat == std::chrono::milliseconds{0});
 }

@@ -12,7 +12,7 @@
 /// workers = 4
 /// run_retention = 1000              # run records kept per task
 /// lock_retention = "P1D"            # expired records of names rendered from {date}/{datetime}
-/// heartbeat = "PT10S"               # daemon --http: renew this instance's heartbeat record (PT0S: off)
+/// heartbeat = "PT10S"               # daemon --http: renew this instance's heartbeat record (PT0.1S-PT1H; PT0S: off)
 ///
 /// [tasks.nightly-report]
 /// cron = "0 0 2 * * ?"

@@ -28,17 +28,21 @@ inline constexpr std::chrono::milliseconds heartbeat_lease = max_lock_at_most_fo
 /// A record without a beat for this long whose process holds no live lock is deleted by the
 /// start-up housekeeping of the next status server (heartbeat_records_to_delete).
 inline constexpr std::chrono::hours heartbeat_retention{24};
-/// The longest interval (the shortest is 1 ms).
+/// The longest interval.
 inline constexpr std::chrono::milliseconds max_heartbeat_every{std::chrono::hours{1}};
+/// The shortest interval a status server may be configured with: every beat is a write to the
+/// backend (1 ms was accepted: a thousand writes a second). Records of other intervals are still
+/// read (read_heartbeat_record).
+inline constexpr std::chrono::milliseconds min_heartbeat_every{100};
 
-/// Throws configuration_error unless `every` is 0 (no heartbeat) or 1 ms to max_heartbeat_every,
-/// naming the value and the range.
+/// Throws configuration_error unless `every` is 0 (no heartbeat) or min_heartbeat_every to
+/// max_heartbeat_every, naming the value and the range.
 void validate_heartbeat_every(std::chrono::milliseconds every);
 
 /// The record name of `process` (process_of_owner() form) beating every `every`.
 std::string heartbeat_record_name(std::chrono::milliseconds every, std::string_view process);
 
-/// The lock policy of this process's heartbeat record beating every `every` (1 ms to
+/// The lock policy of this process's heartbeat record beating every `every` (min_heartbeat_every to
 /// max_heartbeat_every, else configuration_error): the only way to a lock_configuration with
 /// the reserved prefix, and only for the calling process's own record.
 lock_configuration heartbeat_lock_configuration(std::chrono::milliseconds every);

@@ -24,4 +24,9 @@ void create_schema(connection_pool& pool, const std::vector<std::string>& ddl) {
     }
 }
 
+std::string create_missing_table_advice() {
+    return ". Create it (run `shedlock schema apply`, or add create_schema=true to the provider URI, or set "
+           "create_schema_if_missing in the options):\n";
+}
+
 }  // namespace shedlock::providers::sql

@@ -16,4 +16,9 @@ namespace shedlock::providers::sql {
 /// unless the error says the server is gone or the user may not create tables.
 void create_schema(connection_pool& pool, const std::vector<std::string>& ddl);
 
+/// The ways to create a missing table, for its error: ". Create it (...):" before the DDL.
+/// Names the URI option (`create_schema=true`) and the library option, which are spelled
+/// differently (the message named only create_schema_if_missing, which no URI accepts).
+std::string create_missing_table_advice();
+
 }  // namespace shedlock::providers::sql

@@ -65,7 +65,7 @@ void sql_idempotency_store::check_schema() {
     if (!options_.create_schema_if_missing)
         throw storage_error(storage_category::missing_schema,
                             dialect_->name() + " claims table \"" + table_.qualified() +
-                                "\" does not exist. Create it (or set create_schema_if_missing):\n" + schema_sql());
+                                "\" does not exist" + create_missing_table_advice() + schema_sql());
     create_schema(pool_, dialect_->claims_table_schema_sql(table_));
 }
 

@@ -90,8 +90,7 @@ void sql_lock_provider::check_schema() {
         if (!options_.create_schema_if_missing)
             throw storage_error(storage_category::missing_schema,
                                 dialect_->name() + " lock table \"" + record_table() + "\" does not exist" +
-                                    missing_table_hint() + ". Create it (or run `shedlock schema apply`, or set "
-                                    "create_schema_if_missing):\n" + schema_sql());
+                                    missing_table_hint() + create_missing_table_advice() + schema_sql());
         create_schema(pool_, {schema_sql()});
         columns = describe_table();
     }

@@ -64,7 +64,7 @@ void sql_run_store::check_schema() {
     if (!options_.create_schema_if_missing)
         throw storage_error(storage_category::missing_schema,
                             dialect_->name() + " run-record table \"" + table_.qualified() +
-                                "\" does not exist. Create it (or set create_schema_if_missing):\n" + schema_sql());
+                                "\" does not exist" + create_missing_table_advice() + schema_sql());
     create_schema(pool_, dialect_->run_table_schema_sql(table_));
 }
 

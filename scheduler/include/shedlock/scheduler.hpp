@@ -91,6 +91,11 @@ struct scheduler_stats {
     std::uint64_t missed = 0;   ///< firings found later than misfire_grace and skipped
 };
 
+/// What scheduler::start() checks of `tasks` under `options` (names, schedules, lock policies,
+/// rendered lock names and idempotency keys, the options' bounds), without a provider and without
+/// running anything: `shedlock daemon --dry-run`. Throws the configuration_error start() would.
+void check_tasks(const std::vector<task_definition>& tasks, const scheduler_options& options);
+
 /// Drives tasks: timers on an Asio io_context thread; every firing is posted to a worker pool,
 /// goes through the locking_task_executor (try_lock, body, optional keep-alive, unlock) and
 /// writes a run_record. A task never overlaps itself on one instance (skipped_running);

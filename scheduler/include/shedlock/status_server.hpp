@@ -33,8 +33,9 @@ struct status_server_options {
     /// flags a lock as stale when its holder's heartbeat has not been renewed for three of its
     /// intervals: the holder stopped reporting (killed, frozen, cut off from the backend) and the
     /// lock would otherwise block its task until lock_at_most_for runs out. Processes that serve
-    /// no status have no heartbeat and are never flagged this way. 0: no heartbeat; 1 ms to 1 h;
-    /// anything else is a configuration_error.
+    /// no status have no heartbeat and are never flagged this way. 0: no heartbeat; 100 ms
+    /// (min_heartbeat_every: each beat is a backend write) to 1 h; anything else is a
+    /// configuration_error.
     std::chrono::milliseconds heartbeat_every{10'000};
     /// At most this many connections are open at once, and never more than a quarter of the
     /// process's RLIMIT_NOFILE (read when serving starts), so that the scheduler's own work keeps
