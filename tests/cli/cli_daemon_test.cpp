@@ -121,7 +121,7 @@ TEST_CASE("cli daemon: 3 processes on one config run every firing exactly once (
 
 TEST_CASE("cli daemon: SIGTERM stops a running command within grace and records it", "[cli][daemon]") {
     const std::string db = scratch_dir() + "/stop.db";
-    const std::string started = scratch_dir() + "/long-started";
+    const std::string started = scratch_dir() + "/daemon-long-started";  // not cli_run_test's marker: one process may run both
     const auto config = write_config("stop.toml", R"([shedlock]
 provider = "sqlite:)" + db + R"("
 [tasks.long]
