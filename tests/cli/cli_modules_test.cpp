@@ -312,3 +312,27 @@ TEST_CASE("cli: dlopen's message reaches the terminal as printable text", "[cli]
     CHECK_THAT(r.err, Contains("cannot load the memory provider module") && Contains("latin1-\\xe9-dir"));
     CHECK(r.err.find('\xe9') == std::string::npos);
 }
+
+TEST_CASE("cli: a FIFO in place of the config module is refused, not waited on", "[cli][modules]") {
+    // As for the truncated config module: a copy of the program whose config.so is a FIFO.
+    const std::filesystem::path cli(SHEDLOCK_CLI_PATH);
+    const std::filesystem::path modules = std::filesystem::path(SHEDLOCK_MEMORY_MODULE).parent_path().parent_path();
+    const std::filesystem::path root = scratch_dir() + "/fifo-config";
+    std::filesystem::remove_all(root);
+    const auto copy_bin = root / "bin";
+    const auto copy_config = (copy_bin / (modules / "cli").lexically_relative(cli.parent_path())).lexically_normal();
+    std::filesystem::create_directories(copy_bin);
+    std::filesystem::create_directories(copy_config);
+    std::filesystem::copy_file(cli, copy_bin / "shedlock");
+    REQUIRE(::mkfifo((copy_config / "config.so").c_str(), 0644) == 0);
+    const std::string config = root.string() + "/shedlock.toml";
+    std::ofstream(config) << "[shedlock]\nprovider = \"memory:\"\n[tasks.t]\ncron = \"0 0 2 * * ?\"\n"
+                             "lock_at_most_for = \"10s\"\ncommand = [\"true\"]\n";
+    const std::string err = root.string() + "/stderr";
+    const int wait_status = std::system(("timeout 60 '" + (copy_bin / "shedlock").string() + "' daemon -c '" + config +
+                                         "' --dry-run 2>'" + err + "'").c_str());
+    INFO(read_file(err));
+    CHECK(exit_status_of(wait_status) == 78);
+    CHECK_THAT(read_file(err), Contains("cannot load the config module") &&
+                                   Contains("config.so is not a regular file (it is a FIFO)"));
+}
