@@ -2,6 +2,8 @@
 
 #include "module_build.hpp"
 
+#include <shedlock/detail/file_kind.hpp>
+
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
@@ -66,16 +68,6 @@ std::optional<std::uint64_t> described_size(int fd, const ElfW(Ehdr)& header) {
     return end;
 }
 
-/// "a FIFO", "a directory", ... for a file that is not a regular one.
-std::string file_kind(mode_t mode) {
-    if (S_ISFIFO(mode)) return "a FIFO";
-    if (S_ISSOCK(mode)) return "a socket";
-    if (S_ISCHR(mode)) return "a character device";
-    if (S_ISBLK(mode)) return "a block device";
-    if (S_ISDIR(mode)) return "a directory";
-    return "of another kind";
-}
-
 std::string cut_short(std::uint64_t described, std::uint64_t size) {
     return "is truncated: its ELF headers describe " + std::to_string(described) + " bytes, the file has " +
            std::to_string(size);
@@ -99,7 +91,7 @@ std::string incomplete_object(const std::string& file) {
     const file_descriptor f{::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
     struct stat st {};
     if (f.fd < 0 || ::fstat(f.fd, &st) != 0) return {};  // missing or unreadable: dlopen's message names why
-    if (!S_ISREG(st.st_mode)) return "is not a regular file (it is " + file_kind(st.st_mode) + ")";
+    if (!S_ISREG(st.st_mode)) return std::string("is not a regular file (it is ") + shedlock::detail::file_kind(st.st_mode) + ")";
     const auto size = static_cast<std::uint64_t>(st.st_size);
     ElfW(Ehdr) header{};
     const bool whole_header = read_at(f.fd, &header, sizeof header, 0);

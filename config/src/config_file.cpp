@@ -1,5 +1,6 @@
 #include "config_file.hpp"
 
+#include <shedlock/detail/file_kind.hpp>
 #include <shedlock/error.hpp>
 
 #include <fcntl.h>
@@ -24,15 +25,6 @@ struct file_descriptor {
     }
 };
 
-const char* kind_of(mode_t mode) {
-    if (S_ISDIR(mode)) return "a directory";
-    if (S_ISFIFO(mode)) return "a FIFO";
-    if (S_ISCHR(mode)) return "a character device";
-    if (S_ISBLK(mode)) return "a block device";
-    if (S_ISSOCK(mode)) return "a socket";
-    return "not a regular file";
-}
-
 }  // namespace
 
 std::string read_config_file(const std::string& path) {
@@ -41,7 +33,7 @@ std::string read_config_file(const std::string& path) {
     if (file.fd < 0) unreadable(path, std::string(std::strerror(errno)) + "; check the path and permissions");
     struct stat info {};
     if (::fstat(file.fd, &info) != 0) unreadable(path, std::strerror(errno));
-    if (!S_ISREG(info.st_mode)) unreadable(path, std::string("it is ") + kind_of(info.st_mode) + "; give a TOML file");
+    if (!S_ISREG(info.st_mode)) unreadable(path, std::string("it is ") + detail::file_kind(info.st_mode) + "; give a TOML file");
     if (info.st_size > max_config_bytes)
         unreadable(path, "it has " + std::to_string(info.st_size) + " bytes, more than the " +
                              std::to_string(max_config_bytes) + " a config file may have");
