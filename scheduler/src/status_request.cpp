@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
+#include <optional>
 
 namespace shedlock::detail {
 namespace {
@@ -24,20 +24,28 @@ bool same_letters_ignoring_case(std::string_view a, std::string_view b) {
            });
 }
 
-std::string percent_decode(std::string_view s) {
+int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/// nullopt for a `%` not followed by two hex digits (from_chars would take a sign: `%-1` read as -1).
+std::optional<std::string> percent_decode(std::string_view s) {
     std::string out;
     for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '+') out += ' ';
-        else if (s[i] == '%' && i + 2 < s.size()) {
-            int v = 0;
-            const auto r = std::from_chars(s.data() + i + 1, s.data() + i + 3, v, 16);
-            if (r.ec == std::errc{} && r.ptr == s.data() + i + 3) {
-                out += static_cast<char>(v);
-                i += 2;
-            } else {
-                out += s[i];
-            }
-        } else out += s[i];
+        if (s[i] == '+') {
+            out += ' ';
+        } else if (s[i] == '%') {
+            const int high = i + 2 < s.size() ? hex_digit(s[i + 1]) : -1;
+            const int low = high < 0 ? -1 : hex_digit(s[i + 2]);
+            if (low < 0) return std::nullopt;
+            out += static_cast<char>(high * 16 + low);
+            i += 2;
+        } else {
+            out += s[i];
+        }
     }
     return out;
 }
@@ -68,13 +76,18 @@ bool bearer_token_matches(std::string_view authorization, std::string_view token
     return same_secret(credentials.substr(std::min(credentials.find_first_not_of(' '), credentials.size())), token);
 }
 
-std::map<std::string, std::string> query_of(std::string_view query) {
+std::optional<std::map<std::string, std::string>> query_of(std::string_view query) {
     std::map<std::string, std::string> out;
     while (!query.empty()) {
         const auto amp = query.find('&');
         const auto pair = query.substr(0, amp);
         const auto eq = pair.find('=');
-        if (eq != std::string_view::npos) out[percent_decode(pair.substr(0, eq))] = percent_decode(pair.substr(eq + 1));
+        if (eq != std::string_view::npos) {
+            auto name = percent_decode(pair.substr(0, eq));
+            auto value = percent_decode(pair.substr(eq + 1));
+            if (!name || !value) return std::nullopt;
+            out[std::move(*name)] = std::move(*value);
+        }
         query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
     }
     return out;

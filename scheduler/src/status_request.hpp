@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -36,7 +37,8 @@ unsigned refusal_status(const boost::beast::error_code& ec);
 bool bearer_token_matches(std::string_view authorization, std::string_view token);
 
 /// The parameters of a query string (`a=1&b=%20x`), percent- and `+`-decoded; a later repeat of a
-/// name wins; pairs without `=` are ignored.
-std::map<std::string, std::string> query_of(std::string_view query);
+/// name wins; pairs without `=` are ignored. nullopt when a `%` is not followed by two hex
+/// digits (`%zz`, `%-1`, `%4` at the end): the caller answers 400.
+std::optional<std::map<std::string, std::string>> query_of(std::string_view query);
 
 }  // namespace shedlock::detail

@@ -122,7 +122,13 @@ http_answer status_routes::answer(const std::string& method, const std::string& 
         metrics->metrics_text(body);
         return {200, "text/plain; version=0.0.4; charset=utf-8", std::move(body)};
     }
-    const auto params = query_of(question == std::string::npos ? std::string_view{} : std::string_view(target).substr(question + 1));
+    const auto query = query_of(question == std::string::npos ? std::string_view{} : std::string_view(target).substr(question + 1));
+    if (!query) {
+        const std::string why = "malformed percent escape in the query; write %XX with two hex digits";
+        if (path.rfind("/api/", 0) == 0) return json_error(400, why);
+        return {400, "text/plain; charset=utf-8", why + "\n"};
+    }
+    const auto& params = *query;
     if (path == "/api/runs") return runs_answer(tasks, params);
     if (path == "/api/tasks") return json_answer(tasks_json(take_snapshot(tasks, *heartbeats)));
     if (path == "/api/locks") {

@@ -47,9 +47,10 @@ struct connection_counters {
         if (!m) return;
         refused = &m->counter("shedlock_http_connections_refused_total",
                               "Connections to the status server closed at once: the connection cap was reached and "
-                              "every open connection was busy");
+                              "every open connection was answering a request with the bearer token");
         evicted = &m->counter("shedlock_http_connections_evicted_total",
-                              "Connections closed to make room under the cap: the one waiting longest for its request");
+                              "Connections closed to make room under the cap: the one without progress the longest "
+                              "(waiting for its request, for the client to read its answer, or for the backend)");
     }
 };
 
@@ -66,10 +67,13 @@ struct http_server_state {
     boost::asio::thread_pool* quick_worker;    // the others: /metrics, 401, 404, 405
     std::size_t cap;
     connection_counters counters;
+    /// When the backend worker's current call started (steady clock, ns), 0 when it is idle.
+    std::atomic<std::int64_t> backend_call_started{0};
     bool closed = false;                              // io thread only (or with the io stopped)
     std::vector<std::weak_ptr<http_session>> sessions;  // io thread only
     void close();
-    /// Makes room for one more connection; false when every open one is busy (refuse it).
+    /// Makes room for one more connection; false when every open one answers a request with the
+    /// bearer token (refuse it).
     bool admit_one_more();
 };
 
@@ -77,6 +81,24 @@ struct http_server_state {
 struct pending_answer {
     std::atomic<bool> abandoned{false};  // the deadline passed: the worker skips the call
     bool settled = false;                // io thread only: answered or timed out
+};
+
+/// What a request may wait for, and for how long a peer may take an answer: a status answer is
+/// small, and a peer that reads nothing for this long is gone (or never meant to read).
+constexpr std::chrono::seconds request_timeout{30};
+constexpr std::chrono::seconds answer_write_timeout{10};
+
+/// Where a connection stands, for choosing which one makes room under the cap.
+enum class session_stage { waiting_for_request, computing, waiting_for_backend, writing, lingering };
+
+/// Which connection goes first under the cap: lower class, then the older `since`. Lingering ones
+/// first, then the others by their last progress.
+struct eviction_rank {
+    int eviction_class;
+    std::chrono::steady_clock::time_point since;
+    bool operator<(const eviction_rank& o) const {
+        return eviction_class != o.eviction_class ? eviction_class < o.eviction_class : since < o.since;
+    }
 };
 
 class http_session : public std::enable_shared_from_this<http_session> {
@@ -87,9 +109,9 @@ public:
     void read() {
         parser_.emplace();
         detail::limit_request_parser(*parser_);
-        waiting_since_ = std::chrono::steady_clock::now();
-        waiting_ = true;
-        stream_.expires_after(std::chrono::seconds{30});
+        progressed(session_stage::waiting_for_request);
+        token_authorized_ = false;
+        stream_.expires_after(request_timeout);
         http::async_read(stream_, buffer_, *parser_,
                          [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
     }
@@ -97,16 +119,25 @@ public:
         beast::error_code ignored;
         stream_.socket().close(ignored);
         deadline_.cancel();
+        if (pending_) pending_->abandoned = true;  // a queued backend call is skipped
     }
     bool open() const { return stream_.socket().is_open(); }
-    /// Since when it waits for (the rest of) a request; nullopt while a request is answered.
-    std::optional<std::chrono::steady_clock::time_point> waiting_since() const {
-        return waiting_ ? std::optional(waiting_since_) : std::nullopt;
+    /// How readily it makes room under the cap; nullopt while it answers a request that carries
+    /// the configured bearer token (a flood without the token cannot push out a scrape with it;
+    /// the backend deadline and the write timeout bound how long that lasts).
+    std::optional<eviction_rank> rank() const {
+        if (stage_ == session_stage::lingering) return eviction_rank{0, {}};
+        if (token_authorized_ && stage_ != session_stage::waiting_for_request) return std::nullopt;
+        return eviction_rank{1, since_};
     }
 
 private:
+    void progressed(session_stage next) {
+        stage_ = next;
+        since_ = std::chrono::steady_clock::now();
+    }
+
     void on_read(beast::error_code ec) {
-        waiting_ = false;
         if (state_->closed) return close();
         if (ec) {
             if (const auto status = detail::refusal_status(ec)) return refuse(status);
@@ -116,7 +147,10 @@ private:
         auto method = std::string(request_.method_string());
         auto target = std::string(request_.target());
         auto authorization = std::string(request_[http::field::authorization]);
+        const auto& token = state_->routes.options.bearer_token;
+        token_authorized_ = !token.empty() && detail::bearer_token_matches(authorization, token);
         if (!state_->routes.needs_backend(method, target, authorization)) {
+            progressed(session_stage::computing);
             boost::asio::post(*state_->quick_worker, [self = shared_from_this(), method, target, authorization] {
                 auto answer = self->state_->routes.answer(method, target, authorization);
                 boost::asio::post(self->stream_.get_executor(),
@@ -131,7 +165,9 @@ private:
     /// a call still queued behind a stuck one is skipped. The worker holds no session, so a
     /// stuck call keeps no connection open.
     void answer_before_deadline(std::string method, std::string target, std::string authorization) {
-        auto pending = std::make_shared<pending_answer>();
+        progressed(session_stage::waiting_for_backend);
+        if (backend_stuck()) return write(state_->routes.backend_timeout_answer(target));
+        auto pending = pending_ = std::make_shared<pending_answer>();
         deadline_.expires_after(state_->routes.options.backend_timeout);
         deadline_.async_wait([self = shared_from_this(), pending, target](beast::error_code ec) {
             if (ec || pending->settled) return;
@@ -143,7 +179,9 @@ private:
         boost::asio::post(*state_->backend_worker, [state = state_, weak, pending, method, target, authorization,
                                                     io = stream_.get_executor()] {
             if (pending->abandoned) return;
+            state->backend_call_started = steady_nanoseconds();
             auto answer = state->routes.answer(method, target, authorization);
+            state->backend_call_started = 0;
             boost::asio::post(io, [weak, pending, answer = std::move(answer)]() mutable {
                 const auto self = weak.lock();
                 if (!self || pending->settled) return;
@@ -152,6 +190,18 @@ private:
                 self->write(std::move(answer));
             });
         });
+    }
+
+    static std::int64_t steady_nanoseconds() {
+        return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+    }
+    /// The backend worker is in a call older than the deadline (a frozen server): answering at
+    /// once keeps a flood of /healthz from holding connections for the deadline each.
+    bool backend_stuck() const {
+        const auto started = state_->backend_call_started.load();
+        const auto deadline = std::chrono::duration_cast<std::chrono::nanoseconds>(state_->routes.options.backend_timeout);
+        return started != 0 && steady_nanoseconds() - started >= deadline.count();
     }
 
     /// Answers a request that broke a limit, then closes (see linger()).
@@ -164,6 +214,8 @@ private:
 
     void write(detail::http_answer answer) {
         if (state_->closed) return close();
+        progressed(session_stage::writing);
+        pending_.reset();
         response_ = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(answer.status),
                                                                         request_.version());
         response_->set(http::field::server, "shedlock");
@@ -176,7 +228,7 @@ private:
         response_->keep_alive(!close_after_write_ && request_.keep_alive());
         response_->prepare_payload();
         if (head) response_->body().clear();  // keeps the Content-Length of the GET
-        stream_.expires_after(std::chrono::seconds{30});
+        stream_.expires_after(answer_write_timeout);
         http::async_write(stream_, *response_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
             self->state_->routes.buffers->give(std::move(self->response_->body()));
             if (ec || !self->response_->keep_alive() || self->state_->closed) return self->linger();
@@ -191,8 +243,7 @@ private:
         beast::error_code ignored;
         stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
         if (state_->closed || !open()) return close();
-        waiting_ = true;  // for nothing: the first to make room under the cap
-        waiting_since_ = {};
+        stage_ = session_stage::lingering;  // the first to make room under the cap
         stream_.expires_after(std::chrono::seconds{2});
         drain();
     }
@@ -211,8 +262,10 @@ private:
     http::request<http::string_body> request_;
     std::shared_ptr<http::response<http::string_body>> response_;
     std::shared_ptr<http_server_state> state_;
-    std::chrono::steady_clock::time_point waiting_since_{};
-    bool waiting_ = false;
+    std::shared_ptr<pending_answer> pending_;  // of the backend call this connection waits for
+    session_stage stage_ = session_stage::waiting_for_request;
+    std::chrono::steady_clock::time_point since_{};  // of its last progress: accepted, request read, answer ready
+    bool token_authorized_ = false;                  // its request carries the configured bearer token
     bool close_after_write_ = false;
     std::array<char, 4096> discard_{};
     std::size_t drained_ = 0;
@@ -235,15 +288,15 @@ bool http_server_state::admit_one_more() {
         return !live || !live->open();
     });
     if (sessions.size() < cap) return true;
-    auto longest = sessions.end();
-    std::chrono::steady_clock::time_point since{};
+    auto first = sessions.end();
+    std::optional<eviction_rank> first_rank;
     for (auto it = sessions.begin(); it != sessions.end(); ++it) {
-        const auto waiting = it->lock()->waiting_since();
-        if (waiting && (longest == sessions.end() || *waiting < since)) longest = it, since = *waiting;
+        const auto rank = it->lock()->rank();
+        if (rank && (!first_rank || *rank < *first_rank)) first = it, first_rank = rank;
     }
-    if (longest == sessions.end()) return false;
-    longest->lock()->close();
-    sessions.erase(longest);
+    if (first == sessions.end()) return false;
+    first->lock()->close();
+    sessions.erase(first);
     if (counters.evicted) counters.evicted->inc();
     return true;
 }

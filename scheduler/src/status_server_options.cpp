@@ -27,7 +27,10 @@ void validate_status_options(const status_server_options& o) {
 void warn_if_open_to_all(scheduler& tasks, const status_server_options& o, std::uint16_t port) {
     boost::system::error_code ec;
     const auto address = boost::asio::ip::make_address(o.address == "localhost" ? "127.0.0.1" : o.address, ec);
-    if (ec || !address.is_unspecified() || !o.bearer_token.empty()) return;
+    // [::ffff:0.0.0.0] is 0.0.0.0 written as IPv6: on Linux it accepts every IPv4 address too.
+    const bool mapped_any = !ec && address.is_v6() && address.to_v6().is_v4_mapped() &&
+                            boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, address.to_v6()).is_unspecified();
+    if (ec || !(address.is_unspecified() || mapped_any) || !o.bearer_token.empty()) return;
     const auto shown = (address.is_v6() ? "[" + o.address + "]" : o.address) + ":" + std::to_string(port);
     scheduler_access::warn(tasks, "the status server listens on " + shown +
                                   ", every address of this host, without a bearer token: anyone who "

@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <thread>
 
 using namespace shedlock;
 using namespace std::chrono_literals;
@@ -223,6 +224,91 @@ private:
     bool frozen_ = false;
 };
 
+/// Threads that keep `count` connections open to `port`, each sending pipelined requests without
+/// the token and never reading an answer (SO_RCVBUF small, as a client that stalls on purpose):
+/// the server's answers pile up until it cannot write. A connection the server closes is opened
+/// again at once, as a flood would.
+class non_reading_flood {
+public:
+    non_reading_flood(std::uint16_t port, int count) {
+        std::string one = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+        for (int i = 0; i < 40'000; ++i) requests_ += one;
+        for (int i = 0; i < count; ++i) threads_.emplace_back([this, port] { flood(port); });
+    }
+    ~non_reading_flood() {
+        stop_ = true;
+        for (auto& t : threads_) t.join();
+    }
+    int connections() const { return connections_.load(); }
+
+private:
+    void flood(std::uint16_t port) {
+        while (!stop_) {
+            const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            const int small = 2048;
+            ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+            timeval tick{0, 100'000};  // to look at stop_ while a send blocks
+            ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tick, sizeof tick);
+            sockaddr_in addr{};
+            addr.sin_family = AF_INET;
+            addr.sin_port = htons(port);
+            addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+            if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+                ++connections_;
+                hold(fd);
+            }
+            ::close(fd);
+        }
+    }
+    /// Sends, never reads, until the server closes the connection or the test ends.
+    void hold(int fd) {
+        std::size_t sent = 0;
+        while (!stop_) {
+            if (sent < requests_.size()) {
+                const auto n = ::send(fd, requests_.data() + sent, requests_.size() - sent, MSG_NOSIGNAL);
+                if (n > 0) sent += static_cast<std::size_t>(n);
+                else if (errno != EAGAIN && errno != EWOULDBLOCK) return;
+            } else {
+                pollfd p{fd, POLLRDHUP, 0};
+                if (::poll(&p, 1, 100) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR))) return;
+            }
+        }
+    }
+    std::string requests_;
+    std::atomic<bool> stop_{false};
+    std::atomic<int> connections_{0};
+    std::vector<std::thread> threads_;
+};
+
+/// Threads that ask /healthz without the token, one connection per request, again and again.
+class health_flood {
+public:
+    health_flood(std::uint16_t port, int count) {
+        for (int i = 0; i < count; ++i)
+            threads_.emplace_back([this, port] {
+                while (!stop_)
+                    if (http_get(port, "/healthz").status != 0) ++answered_;
+            });
+    }
+    ~health_flood() {
+        stop_ = true;
+        for (auto& t : threads_) t.join();
+    }
+    int answered() const { return answered_.load(); }
+
+private:
+    std::atomic<bool> stop_{false};
+    std::atomic<int> answered_{0};
+    std::vector<std::thread> threads_;
+};
+
+/// Of `scrapes` authorized GET /metrics, one after the other, how many were not answered 200.
+int failed_scrapes(std::uint16_t port, int scrapes) {
+    int failed = 0;
+    for (int i = 0; i < scrapes; ++i) failed += http_get(port, "/metrics", "Bearer s3cret").status != 200;
+    return failed;
+}
+
 }  // namespace
 
 TEST_CASE("status server: idle connections beyond the cap leave descriptors for the tasks and room for /healthz",
@@ -313,6 +399,76 @@ TEST_CASE("status server: a frozen backend leaves /metrics answering and /health
     CHECK(wait_for([&] { return http_get(port, "/healthz").status == 200; }, 30s));
 }
 
+// adversarial B1: answers a client never reads kept their connections "busy" until the 30 s
+// write timeout, so a flood of them made every new connection (scrapes included) a 503.
+TEST_CASE("status server: clients that pipeline requests and never read leave room for a scrape and /healthz",
+          "[status_server]") {
+    file_opening_scheduler app;
+    auto options = loopback("s3cret");
+    options.max_connections = 16;
+    auto server = serve_status(*app.s, &app.metrics, options);
+    const auto port = server->port();
+    const non_reading_flood flood(port, 24);  // half again the cap, reconnecting whenever closed
+    REQUIRE(wait_for([&] { return flood.connections() >= 24; }, 30s));
+
+    // Allowed: a scrape pushed out by a burst of reconnections before its request was read.
+    const int failed = failed_scrapes(port, 20);
+    INFO(failed << " of 20 scrapes failed during the flood");
+    CHECK(failed <= 2);
+    CHECK(wait_for([&] { return http_get(port, "/healthz").status == 200; }, 30s));
+    const auto metrics = http_get(port, "/metrics", "Bearer s3cret");
+    CHECK_FALSE(has(metrics.body, "shedlock_http_connections_evicted_total 0\n"));
+}
+
+// adversarial B2: during a frozen backend, anonymous /healthz connections waited the backend
+// deadline each and filled the cap: every authorized scrape got 503.
+TEST_CASE("status server: a flood of anonymous /healthz during a frozen backend leaves room for a scrape",
+          "[status_server]") {
+    frozen_provider backend;
+    file_opening_scheduler app(&backend);
+    auto options = loopback("s3cret");
+    options.max_connections = 8;
+    options.backend_timeout = 1s;
+    auto server = serve_status(*app.s, &app.metrics, options);
+    const auto port = server->port();
+    backend.freeze();
+    struct thaw_at_exit {
+        frozen_provider& p;
+        ~thaw_at_exit() { p.thaw(); }
+    } thaw{backend};
+    {
+        const health_flood flood(port, 12);  // half again the cap
+        const int failed = failed_scrapes(port, 20);
+        INFO(failed << " of 20 scrapes failed during the flood");
+        CHECK(failed <= 2);
+        // Once the stuck call is older than the deadline, /healthz answers 503 at once instead of
+        // holding a connection for the deadline: a fresh client gets its answer. (The flood's
+        // answers, each 503, come only after the deadline of the first call.)
+        REQUIRE(wait_for([&] { return flood.answered() >= 12; }, 30s));
+        const auto health = http_get(port, "/healthz");
+        CHECK(health.status == 503);
+        CHECK(has(health.body, "backend unavailable"));
+    }
+    backend.thaw();
+    CHECK(wait_for([&] { return http_get(port, "/healthz").status == 200; }, 30s));
+}
+
+TEST_CASE("status server: a percent escape without two hex digits is a 400", "[status_server]") {
+    file_opening_scheduler app;
+    auto server = serve_status(*app.s, &app.metrics, loopback());
+    const auto port = server->port();
+    // adversarial Q8b: from_chars took the sign of %-1 and decoded it to byte 0xFF.
+    for (const char* query : {"task=%-1", "task=%+1", "task=%zz", "task=open%4", "task=%", "%-1=x", "task=%0x1"}) {
+        INFO(query);
+        const auto api = http_get(port, std::string("/api/runs?") + query);
+        CHECK(api.status == 400);
+        CHECK(has(api.body, "percent escape"));
+        CHECK(http_get(port, std::string("/?") + query).status == 400);
+    }
+    CHECK(http_get(port, "/api/runs?task=%6Fpen-files").status == 200);
+    CHECK(http_get(port, "/api/runs?task=%6fpen%2dfiles").status == 200);
+}
+
 TEST_CASE("status server: /healthz tells an anonymous caller only that the backend is unavailable",
           "[status_server]") {
     test::unavailable_provider down(
@@ -352,6 +508,14 @@ TEST_CASE("status server: listening on every address without a token is a warnin
     { auto server = serve_status(*app.s, &app.metrics, open); }
     CHECK(app.warned("0.0.0.0"));
     CHECK(app.warned("bearer token"));
+
+    // adversarial Q5: 0.0.0.0 written as a v4-mapped IPv6 address takes every IPv4 address too.
+    file_opening_scheduler mapped;
+    open.address = "::ffff:0.0.0.0";
+    { auto server = serve_status(*mapped.s, &mapped.metrics, open); }
+    CHECK(mapped.warned("[::ffff:0.0.0.0]"));
+    CHECK(mapped.warned("bearer token"));
+    open.address = "0.0.0.0";
 
     file_opening_scheduler guarded;
     open.bearer_token = "s3cret";
