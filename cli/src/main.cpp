@@ -194,6 +194,17 @@ const CLI::App* subcommand_named(const CLI::App& cmd, const std::string& name) {
     return found.empty() ? nullptr : found.front();
 }
 
+/// Refuses `--option ""` (an unset variable, quoted): CLI11 stores an empty value as if the
+/// option had not been given, so `--timeout "$T"` with T unset silently meant "no timeout". The
+/// options whose commands refuse an empty value with advice of their own are left to them.
+void refuse_empty_value(const CLI::Option& opt, const std::string& arg, const std::string& value) {
+    if (!value.empty()) return;
+    for (const char* own_check : {"--once-key", "--wait", "--claim-for"})
+        if (opt.check_name(own_check)) return;
+    throw shedlock::configuration_error(arg + " is empty (an unset variable?); give it a value, or leave " + arg +
+                                        " out for its default");
+}
+
 /// Refuses `--option VALUE` where VALUE is `--` or another option, and a --once-key VALUE that
 /// starts with '-'. CLI11 takes whatever follows as the value: `--once-key $KEY -- cmd` with KEY
 /// unset made "--" the key, and the command's own arguments were read as shedlock's (`sh -c`
@@ -210,6 +221,7 @@ void refuse_options_as_values(const CLI::App& app, const std::vector<std::string
         const auto* opt = known_option(cmd, arg);  // `--x=v` is no option's name: nothing follows it
         if (opt == nullptr || opt->get_expected_min() == 0 || i + 1 >= args.size()) continue;  // 0: a flag
         const std::string& value = args[++i];
+        refuse_empty_value(*opt, arg, value);
         const bool an_option = value == "--" || value.rfind("--", 0) == 0 || known_option(cmd, value) != nullptr;
         const bool dashed_key = opt->check_name("--once-key") && !value.empty() && value[0] == '-';
         if (an_option || dashed_key)

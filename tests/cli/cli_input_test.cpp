@@ -70,6 +70,27 @@ TEST_CASE("cli run: --timeout must be a positive duration", "[cli][input]") {
     CHECK(run_cli(run_with(uri, {"--at-most", "1m", "--timeout", "P3650D"})).status == 0);
 }
 
+TEST_CASE("cli: an option given an empty value is a configuration error and not its default", "[cli][input]") {
+    // Regression: `--timeout "$T"` with T unset meant "no timeout"; --at-most "" and --at-least ""
+    // fell back to their defaults without a word (the command ran).
+    const auto uri = sqlite_uri("empty-values.db");
+    const std::string ran = scratch_dir() + "/empty-value-ran";
+    for (const char* option : {"--timeout", "--at-least", "--at-most", "--skipped-exit"}) {
+        std::vector<std::string> args{"run", "-p", uri, "-n", "empty", option, "", "--", "sh", "-c", "echo x > " + ran};
+        auto r = run_cli(args);
+        INFO(option << ": " << r.err);
+        CHECK(r.status == 78);
+        CHECK_THAT(r.err, Contains(std::string(option) + " is empty") && Contains("leave " + std::string(option) + " out"));
+        CHECK_FALSE(std::filesystem::exists(ran));
+    }
+    auto with_equals = run_cli({"run", "-p", uri, "-n", "empty", "--timeout=", "--", "true"});
+    CHECK(with_equals.status == 78);
+    CHECK_THAT(with_equals.err, Contains("--timeout is empty"));
+    auto locks = run_cli({"locks", "-p", uri, "--stuck-after", ""});
+    CHECK(locks.status == 78);
+    CHECK_THAT(locks.err, Contains("--stuck-after is empty"));
+}
+
 TEST_CASE("cli run: exit statuses outside 0-255 are refused", "[cli][input]") {
     // Regression: --skipped-exit 256 exited 0 while the command was skipped (-1 gave 255).
     const auto uri = sqlite_uri("exits.db");
