@@ -19,16 +19,27 @@ http_answer json_answer(std::string body) { return {200, "application/json", std
 
 /// `details`: the caller may read the backend's error (it names hosts, users, databases), which is
 /// what the bearer token guards; anyone else learns only that the backend is unavailable.
-http_answer health_answer(scheduler& s, bool details) {
+http_answer unhealthy_answer(const std::string& error, bool details) {
+    return {503, "text/plain; charset=utf-8",
+            details ? "unavailable: the backend does not answer: " + error + "\n"
+                    : std::string("unavailable: backend unavailable (the details need the bearer token)\n")};
+}
+
+http_answer health_answer(scheduler& s, bool details, health_memory& memory) {
     if (!s.running()) return {503, "text/plain; charset=utf-8", "unavailable: the scheduler is not running\n"};
     try {
         (void)s.provider().list_locks();
     } catch (const std::exception& e) {
-        return {503, "text/plain; charset=utf-8",
-                details ? "unavailable: the backend does not answer: " + redact_uri_passwords(e.what()) + "\n"
-                        : std::string("unavailable: backend unavailable (the details need the bearer token)\n")};
+        const auto error = redact_uri_passwords(e.what());
+        memory.remember(error);
+        return unhealthy_answer(error, details);
     }
+    memory.remember(std::nullopt);
     return {200, "text/plain; charset=utf-8", "ok\n"};
+}
+
+bool is_health_request(const std::string& method, const std::string& target) {
+    return (method == "GET" || method == "HEAD") && target.substr(0, target.find('?')) == "/healthz";
 }
 
 http_answer json_error(unsigned status, const std::string& message) {
@@ -88,6 +99,25 @@ void body_buffers::give(std::string body) {
     if (spare_.size() < 2) spare_.push_back(std::move(body));
 }
 
+void health_memory::remember(std::optional<std::string> error) {
+    std::lock_guard lock(mutex_);
+    error_ = std::move(error);
+}
+
+std::optional<std::string> health_memory::last_error() const {
+    std::lock_guard lock(mutex_);
+    return error_;
+}
+
+std::optional<http_answer> status_routes::remembered_health(const std::string& method, const std::string& target,
+                                                            const std::string& authorization) const {
+    if (!is_health_request(method, target)) return std::nullopt;
+    const auto error = health->last_error();
+    if (!error) return std::nullopt;
+    const bool authorized = options.bearer_token.empty() || bearer_token_matches(authorization, options.bearer_token);
+    return unhealthy_answer(*error, authorized);
+}
+
 bool status_routes::needs_backend(const std::string& method, const std::string& target,
                                   const std::string& authorization) const {
     if (method != "GET" && method != "HEAD") return false;
@@ -114,7 +144,7 @@ http_answer status_routes::answer(const std::string& method, const std::string& 
         return refused;
     }
     const bool authorized = options.bearer_token.empty() || bearer_token_matches(authorization, options.bearer_token);
-    if (path == "/healthz") return health_answer(tasks, authorized);
+    if (path == "/healthz") return health_answer(tasks, authorized, *health);
     if (!authorized) return {401, "text/plain; charset=utf-8", "missing or wrong bearer token\n", true};
     if (path == "/metrics") {
         if (!metrics) return {404, "text/plain; charset=utf-8", "no metrics registry\n"};

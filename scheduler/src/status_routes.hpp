@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,12 +36,26 @@ private:
     std::vector<std::string> spare_;
 };
 
+/// The last /healthz verdict of the backend. While another backend call is under way, /healthz
+/// answers a remembered failure at once: a flood of probes during an outage neither queues a
+/// call each nor holds a connection each for the deadline.
+class health_memory {
+public:
+    void remember(std::optional<std::string> error);  ///< nullopt: the backend answered
+    std::optional<std::string> last_error() const;
+
+private:
+    mutable std::mutex mutex_;
+    std::optional<std::string> error_;
+};
+
 struct status_routes {
     scheduler& tasks;
     metrics_registry* metrics;
     status_server_options options;
     std::shared_ptr<body_buffers> buffers = std::make_shared<body_buffers>();
     std::shared_ptr<heartbeat_watch> heartbeats = std::make_shared<heartbeat_watch>();
+    std::shared_ptr<health_memory> health = std::make_shared<health_memory>();
 
     /// Answers one request; `authorization` is the Authorization header (may be empty). Calls the
     /// backend for /healthz, /, /api/*: run it off the timer thread.
@@ -48,6 +63,10 @@ struct status_routes {
     /// Whether answer() calls the backend for this request (then it runs under
     /// options.backend_timeout, on a thread of its own); the others never wait on it.
     bool needs_backend(const std::string& method, const std::string& target, const std::string& authorization) const;
+    /// For a /healthz request when the last probe failed: that 503 again, without calling the
+    /// backend (for use while another backend call is under way); nullopt otherwise.
+    std::optional<http_answer> remembered_health(const std::string& method, const std::string& target,
+                                                 const std::string& authorization) const;
     /// The 503 for `target` when the backend did not answer within options.backend_timeout.
     http_answer backend_timeout_answer(const std::string& target) const;
 };

@@ -49,8 +49,8 @@ struct connection_counters {
                               "Connections to the status server closed at once: the connection cap was reached and "
                               "every open connection was answering a request with the bearer token");
         evicted = &m->counter("shedlock_http_connections_evicted_total",
-                              "Connections closed to make room under the cap: the one without progress the longest "
-                              "(waiting for its request, for the client to read its answer, or for the backend)");
+                              "Connections closed to make room under the cap: the one stalled longest (waiting for its "
+                              "request, for the client to read its answer, or for the backend), else the oldest");
     }
 };
 
@@ -69,6 +69,8 @@ struct http_server_state {
     connection_counters counters;
     /// When the backend worker's current call started (steady clock, ns), 0 when it is idle.
     std::atomic<std::int64_t> backend_call_started{0};
+    /// Backend calls posted and not yet finished (or skipped).
+    std::atomic<int> backend_calls_pending{0};
     bool closed = false;                              // io thread only (or with the io stopped)
     std::vector<std::weak_ptr<http_session>> sessions;  // io thread only
     void close();
@@ -92,7 +94,11 @@ constexpr std::chrono::seconds answer_write_timeout{10};
 enum class session_stage { waiting_for_request, computing, waiting_for_backend, writing, lingering };
 
 /// Which connection goes first under the cap: lower class, then the older `since`. Lingering ones
-/// first, then the others by their last progress.
+/// first; then those stalled for a while (no progress: waiting for their request, for their
+/// client to read, for the backend), the longest stalled first; then the oldest connection. Not
+/// by last progress alone: a flood that keeps making progress (pipelining, reconnecting) would
+/// push out every newcomer before its request is read.
+constexpr std::chrono::seconds stalled_after{1};
 struct eviction_rank {
     int eviction_class;
     std::chrono::steady_clock::time_point since;
@@ -125,10 +131,11 @@ public:
     /// How readily it makes room under the cap; nullopt while it answers a request that carries
     /// the configured bearer token (a flood without the token cannot push out a scrape with it;
     /// the backend deadline and the write timeout bound how long that lasts).
-    std::optional<eviction_rank> rank() const {
+    std::optional<eviction_rank> rank(std::chrono::steady_clock::time_point now) const {
         if (stage_ == session_stage::lingering) return eviction_rank{0, {}};
         if (token_authorized_ && stage_ != session_stage::waiting_for_request) return std::nullopt;
-        return eviction_rank{1, since_};
+        if (stage_ != session_stage::computing && now - since_ >= stalled_after) return eviction_rank{1, since_};
+        return eviction_rank{2, accepted_};
     }
 
 private:
@@ -167,6 +174,8 @@ private:
     void answer_before_deadline(std::string method, std::string target, std::string authorization) {
         progressed(session_stage::waiting_for_backend);
         if (backend_stuck()) return write(state_->routes.backend_timeout_answer(target));
+        if (state_->backend_calls_pending > 0)
+            if (auto failed = state_->routes.remembered_health(method, target, authorization)) return write(std::move(*failed));
         auto pending = pending_ = std::make_shared<pending_answer>();
         deadline_.expires_after(state_->routes.options.backend_timeout);
         deadline_.async_wait([self = shared_from_this(), pending, target](beast::error_code ec) {
@@ -176,12 +185,14 @@ private:
             self->write(self->state_->routes.backend_timeout_answer(target));
         });
         std::weak_ptr<http_session> weak = shared_from_this();
+        ++state_->backend_calls_pending;
         boost::asio::post(*state_->backend_worker, [state = state_, weak, pending, method, target, authorization,
                                                     io = stream_.get_executor()] {
-            if (pending->abandoned) return;
+            if (pending->abandoned) return void(--state->backend_calls_pending);
             state->backend_call_started = steady_nanoseconds();
             auto answer = state->routes.answer(method, target, authorization);
             state->backend_call_started = 0;
+            --state->backend_calls_pending;
             boost::asio::post(io, [weak, pending, answer = std::move(answer)]() mutable {
                 const auto self = weak.lock();
                 if (!self || pending->settled) return;
@@ -265,6 +276,7 @@ private:
     std::shared_ptr<pending_answer> pending_;  // of the backend call this connection waits for
     session_stage stage_ = session_stage::waiting_for_request;
     std::chrono::steady_clock::time_point since_{};  // of its last progress: accepted, request read, answer ready
+    const std::chrono::steady_clock::time_point accepted_ = std::chrono::steady_clock::now();
     bool token_authorized_ = false;                  // its request carries the configured bearer token
     bool close_after_write_ = false;
     std::array<char, 4096> discard_{};
@@ -290,8 +302,9 @@ bool http_server_state::admit_one_more() {
     if (sessions.size() < cap) return true;
     auto first = sessions.end();
     std::optional<eviction_rank> first_rank;
+    const auto now = std::chrono::steady_clock::now();
     for (auto it = sessions.begin(); it != sessions.end(); ++it) {
-        const auto rank = it->lock()->rank();
+        const auto rank = it->lock()->rank(now);
         if (rank && (!first_rank || *rank < *first_rank)) first = it, first_rank = rank;
     }
     if (first == sessions.end()) return false;

@@ -40,10 +40,10 @@ struct status_server_options {
     /// At most this many connections are open at once, and never more than a quarter of the
     /// process's RLIMIT_NOFILE (read when serving starts), so that the scheduler's own work keeps
     /// descriptors however many clients connect. At the cap, a new connection closes the one
-    /// that has made no progress the longest, whatever it waits for (its request, a client that
-    /// does not read its answer, the backend); only one answering a request with the bearer
-    /// token is never closed so, and when every connection is such a one the new one gets a 503
-    /// and is closed. Both are counted (`shedlock_http_connections_evicted_total`,
+    /// stalled longest (for a second or more), whatever it waits for (its request, a client that
+    /// does not read its answer, the backend), else the oldest; only one answering a request with
+    /// the bearer token is never closed so, and when every connection is such a one the new one
+    /// gets a 503 and is closed. Both are counted (`shedlock_http_connections_evicted_total`,
     /// `shedlock_http_connections_refused_total`).
     /// 1 to 10000; anything else is a configuration_error.
     std::size_t max_connections = 64;
