@@ -317,6 +317,26 @@ int failed_scrapes(std::uint16_t port, int scrapes) {
     return failed;
 }
 
+/// A server with the token s3cret and a cap of 8 over a frozen_provider, frozen from the start
+/// and thawed first when the fixture ends (the server's backend thread may wait in it).
+struct frozen_backend_server {
+    frozen_provider backend;
+    file_opening_scheduler app{&backend};
+    std::unique_ptr<status_server> server;
+    std::uint16_t port = 0;
+
+    frozen_backend_server(std::optional<std::chrono::milliseconds> gives_up_after, std::chrono::milliseconds backend_timeout)
+        : backend(gives_up_after) {
+        auto options = loopback("s3cret");
+        options.max_connections = 8;
+        options.backend_timeout = backend_timeout;
+        server = serve_status(*app.s, &app.metrics, options);
+        port = server->port();
+        backend.freeze();
+    }
+    ~frozen_backend_server() { backend.thaw(); }
+};
+
 }  // namespace
 
 TEST_CASE("status server: idle connections beyond the cap leave descriptors for the tasks and room for /healthz",
@@ -432,18 +452,8 @@ TEST_CASE("status server: clients that pipeline requests and never read leave ro
 // deadline each and filled the cap: every authorized scrape got 503.
 TEST_CASE("status server: a flood of anonymous /healthz during a frozen backend leaves room for a scrape",
           "[status_server]") {
-    frozen_provider backend;
-    file_opening_scheduler app(&backend);
-    auto options = loopback("s3cret");
-    options.max_connections = 8;
-    options.backend_timeout = 1s;
-    auto server = serve_status(*app.s, &app.metrics, options);
-    const auto port = server->port();
-    backend.freeze();
-    struct thaw_at_exit {
-        frozen_provider& p;
-        ~thaw_at_exit() { p.thaw(); }
-    } thaw{backend};
+    frozen_backend_server frozen(std::nullopt, 1s);
+    const auto port = frozen.port;
     {
         const health_flood flood(port, 12);  // half again the cap
         const int failed = failed_scrapes(port, 20);
@@ -457,7 +467,7 @@ TEST_CASE("status server: a flood of anonymous /healthz during a frozen backend 
         CHECK(health.status == 503);
         CHECK(has(health.body, "backend unavailable"));
     }
-    backend.thaw();
+    frozen.backend.thaw();
     CHECK(wait_for([&] { return http_get(port, "/healthz").status == 200; }, 30s));
 }
 
@@ -467,21 +477,11 @@ TEST_CASE("status server: a flood of anonymous /healthz during a frozen backend 
 // answer at all (the daemon: 213,798 of 213,862 closed in 20 s).
 TEST_CASE("status server: during a backend outage a fresh /healthz gets the remembered failure at once",
           "[status_server]") {
-    frozen_provider backend(300ms);
-    file_opening_scheduler app(&backend);
-    auto options = loopback("s3cret");
-    options.max_connections = 8;
-    options.backend_timeout = 5s;
-    auto server = serve_status(*app.s, &app.metrics, options);
-    const auto port = server->port();
-    backend.freeze();
-    struct thaw_at_exit {
-        frozen_provider& p;
-        ~thaw_at_exit() { p.thaw(); }
-    } thaw{backend};
+    frozen_backend_server frozen(300ms, 5s);
+    const auto port = frozen.port;
     {
         const health_flood flood(port, 12);  // half again the cap
-        REQUIRE(wait_for([&] { return backend.gave_up.load() >= 1; }, 30s));  // a probe has failed
+        REQUIRE(wait_for([&] { return frozen.backend.gave_up.load() >= 1; }, 30s));  // a probe has failed
         int unanswered = 0;
         for (int i = 0; i < 20; ++i) {
             const auto health = http_get(port, "/healthz");
@@ -494,7 +494,7 @@ TEST_CASE("status server: during a backend outage a fresh /healthz gets the reme
         const auto detailed = http_get(port, "/healthz", "Bearer s3cret");
         CHECK(has(detailed.body, "client-side timeout"));
     }
-    backend.thaw();
+    frozen.backend.thaw();
     CHECK(wait_for([&] { return http_get(port, "/healthz").status == 200; }, 30s));
 }
 
