@@ -99,8 +99,18 @@ TEST_CASE("scheduler listener: every firing's outcome once, from the worker that
         CHECK(c.fencing_token);
     }
     CHECK(acquired_tick == heard_count(*heard, "tick", run_outcome::succeeded));
-    for (const auto& c : heard->calls())
-        if (c.task == "busy") CHECK(c.attempt == lock_attempt::held_elsewhere);
+    // Every "busy" firing that reached the lock found it held elsewhere. On a loaded machine a
+    // firing may also come while the previous one is still on its worker: skipped_running, which
+    // never tries the lock (seen in a CI run).
+    std::size_t busy_tried = 0;
+    for (const auto& c : heard->calls()) {
+        if (c.task != "busy") continue;
+        INFO("busy: " << static_cast<int>(c.attempt));
+        const bool still_running = c.attempt == lock_attempt::none && c.outcome == run_outcome::skipped_running;
+        CHECK((c.attempt == lock_attempt::held_elsewhere || still_running));
+        if (c.attempt == lock_attempt::held_elsewhere) ++busy_tried;
+    }
+    CHECK(busy_tried == heard_count(*heard, "busy", run_outcome::skipped_locked));
 }
 
 TEST_CASE("scheduler listener: an unavailable provider's firings are on_skipped(lock_error)", "[scheduler][listener]") {
