@@ -64,7 +64,7 @@ void fault_injector::run(const std::atomic<bool>& stop) {
         try {
             const std::string kind = round.back();
             round.pop_back();
-            if (!inject(kind)) round.insert(round.begin(), kind);
+            if (!inject_soon(kind, stop)) round.insert(round.begin(), kind);
         } catch (const std::exception& e) {
             std::lock_guard lock(events_mutex_);
             error_ = e.what();
@@ -74,6 +74,17 @@ void fault_injector::run(const std::atomic<bool>& stop) {
     end_release_delays(true);
     for (auto& proxy : proxies_) proxy->heal();
     continue_due(true);
+}
+
+// A fault on a running attempt needs one in the right phase (a holder whose command runs):
+// rare on a contended lane, where most attempts end in 75 within milliseconds. Looking again
+// every 50 ms for a second makes such a kind fire in a short run too.
+bool fault_injector::inject_soon(const std::string& kind, const std::atomic<bool>& stop) {
+    for (int tries = 0; tries < 20 && !stop; ++tries) {
+        if (inject(kind)) return true;
+        tend(50'000, &stop);
+    }
+    return false;
 }
 
 bool fault_injector::inject(const std::string& kind) {
@@ -97,20 +108,25 @@ bool fault_injector::kill_cli() {
         });
 }
 
+// True only when a command was really killed: one that exited between the choice and the
+// signal is no fault, and the round tries the kind again (a run where it never fired fails).
 bool fault_injector::kill_command() {
-    return registry_.with_random(
+    bool killed = false;
+    registry_.with_random(
         rng_, [](const running_attempt& r) { return !r.faults.stopped && !r.faults.killed_cli && has_command(r); },
-        [this](running_attempt& r) {
+        [&](running_attempt& r) {
             const int fd = command_pidfd(r.cli);
             if (fd < 0 || !send_signal(fd, SIGKILL)) {
                 if (fd >= 0) ::close(fd);
                 return;
             }
+            killed = true;
             ::close(fd);
             r.faults.killed_command = true;
             const std::int64_t now = now_us();
             record({"kill_command", now, now, -1, r.plan.id});
         });
+    return killed;
 }
 
 // Stops `shedlock run` and its command past the lease, so another worker takes the lock while

@@ -43,6 +43,8 @@ private:
     std::vector<std::string> applicable_kinds() const;
     /// False when the kind found no target this time (no holder running): nothing was injected.
     bool inject(const std::string& kind);
+    /// inject(), retried every 50 ms for up to a second while it finds no target.
+    bool inject_soon(const std::string& kind, const std::atomic<bool>& stop);
     bool kill_cli();
     bool kill_command();
     bool stop_holder();
