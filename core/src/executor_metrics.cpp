@@ -9,7 +9,6 @@ namespace {
 
 std::atomic<std::uint64_t> next_executor_metrics_id{1};
 
-
 }  // namespace
 
 executor_metrics::executor_metrics(metrics_registry& registry, const std::string& provider)
@@ -28,8 +27,8 @@ thread_lock_instruments& executor_metrics::look_up_for_this_thread(const std::st
     auto& cache = last_lock_lookup;
     const auto& [key, found] = lookup(name);
     // Everything that may throw first: a half-written entry must never match.
-    auto& acquired = found.acquired->this_thread_cell();
-    auto& released = found.held_here->releases().this_thread_cell();
+    auto& acquired = metric_access::this_thread_cell(*found.acquired);
+    auto& released = metric_access::this_thread_cell(*found.released);
     cache.owner = 0;
     cache.name = &key;
     cache.instruments.shared = &found;
@@ -47,10 +46,10 @@ const std::pair<const std::string, lock_instruments>& executor_metrics::lookup(c
     constexpr auto attempts_help = "try_lock calls by lock and outcome (acquired, held elsewhere, backend error)";
     lock_instruments i;
     i.acquired = &registry_.counter(attempts, attempts_help, {{"lock", name}, {"outcome", "acquired"}});
-    i.held = &registry_.counter(attempts, attempts_help, {{"lock", name}, {"outcome", "held"}});
+    i.held_elsewhere = &registry_.counter(attempts, attempts_help, {{"lock", name}, {"outcome", "held"}});
     i.error = &registry_.counter(attempts, attempts_help, {{"lock", name}, {"outcome", "error"}});
-    i.held_here = &registry_.gauge("shedlock_lock_held", "1 while this process holds the lock", {{"lock", name}});
-    i.held_here->follow(*i.acquired);  // acquisitions minus releases: one increment per release
+    auto& held = registry_.gauge("shedlock_lock_held", "1 while this process holds the lock", {{"lock", name}});
+    i.released = &metric_access::read_as_difference(held, *i.acquired);  // one increment per release
     return *locks_.emplace(name, i).first;
 }
 

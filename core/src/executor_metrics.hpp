@@ -4,8 +4,9 @@
 // releases: a plain load and store each); the acquire time is sampled by the executor when
 // try_lock is fast (detail::acquire_sampler).
 
+#include "metric_thread_cells.hpp"
+
 #include <shedlock/executor_listener.hpp>
-#include <shedlock/metrics.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -21,17 +22,17 @@ namespace shedlock::detail {
 /// The series of one lock name.
 struct lock_instruments {
     metric_counter* acquired = nullptr;
-    metric_counter* held = nullptr;
+    metric_counter* held_elsewhere = nullptr;
     metric_counter* error = nullptr;
-    /// shedlock_lock_held: follows `acquired` minus the releases counted by release().
-    metric_gauge* held_here = nullptr;
+    /// shedlock_lock_held reads `acquired` minus `released` (metric_access::read_as_difference).
+    metric_counter* released = nullptr;
 };
 
 /// A lock's instruments as one thread uses them: the hot counters through the thread's cells.
 struct thread_lock_instruments {
     const lock_instruments* shared = nullptr;
-    metric_counter_cell* acquired = nullptr;
-    metric_counter_cell* released = nullptr;  // held_here's releases()
+    counter_thread_cell* acquired = nullptr;
+    counter_thread_cell* released = nullptr;
 };
 
 /// The last lock this thread looked up: a loop on one lock (or a task's own worker) skips the
@@ -53,13 +54,13 @@ extern constinit thread_local lock_lookup_cache last_lock_lookup;
 struct acquired_lock_cache {
     std::uint64_t owner = 0;
     const lock_configuration* config = nullptr;
-    metric_counter_cell* released = nullptr;
+    counter_thread_cell* released = nullptr;
 };
 extern constinit thread_local acquired_lock_cache last_acquired_lock;
 
-/// Byte equality inline, with word loads: a hot loop's lock names are short, and a libc memcmp
-/// call costs more than the comparison (bench/metrics_overhead).
-inline bool same_bytes(const std::string& a, const std::string& b) noexcept {
+/// a == b for the per-thread cache's lock names, inline with word loads: they are short, and a
+/// libc memcmp call costs more than the comparison (bench/metrics_overhead).
+inline bool lock_names_equal(const std::string& a, const std::string& b) noexcept {
     const std::size_t n = a.size();
     if (n != b.size()) return false;
     const char* x = a.data();
@@ -92,7 +93,7 @@ public:
     /// Inline: the cache hit is the executor's hot path.
     [[gnu::always_inline]] thread_lock_instruments& for_lock(const std::string& name) {
         auto& cache = last_lock_lookup;
-        if (cache.owner == id_ && same_bytes(*cache.name, name)) return cache.instruments;
+        if (cache.owner == id_ && lock_names_equal(*cache.name, name)) return cache.instruments;
         return look_up_for_this_thread(name);
     }
 
@@ -120,7 +121,7 @@ public:
     void refused(const execution_event& e) {
         auto& mine = for_lock(e.config.metrics_name());
         observe_acquire(e.acquire_time);
-        (e.attempt == lock_attempt::failed ? mine.shared->error : mine.shared->held)->inc();
+        (e.attempt == lock_attempt::failed ? mine.shared->error : mine.shared->held_elsewhere)->inc();
     }
     /// What on_finished and on_skipped do for an execution past try_lock: count the release of a
     /// lock it acquired (a re-entrant one released nothing). The executor calls it before the

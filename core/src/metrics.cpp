@@ -1,10 +1,13 @@
+#include "metric_thread_cells.hpp"
+
 #include <shedlock/error.hpp>
-#include <shedlock/metrics.hpp>
 #include <shedlock/utf8.hpp>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
+#include <mutex>
 
 namespace shedlock {
 
@@ -22,7 +25,7 @@ struct family_series {
     std::unique_ptr<metric_histogram> histogram;
 };
 
-struct metrics_registry::family {
+struct metric_family {
     int type = counter_type;
     std::string help;
     std::map<metric_labels, family_series> series_by_labels;
@@ -33,7 +36,7 @@ struct metrics_registry::family {
 /// a scrape neither chases std::map nodes nor touches family_series, and can prefetch the
 /// instruments of the items ahead (10,000 tasks are ~60,000 series scattered over the heap; the
 /// plan took a 10,000-task render from ~45 to ~13 ms of CPU, bench/metrics_overhead).
-struct metrics_registry::render_item {
+struct metric_render_item {
     const std::string* header = nullptr;  // a family's # HELP and # TYPE lines, or a series:
     const char* text = nullptr;           // its lines' prefixes, joined
     const std::uint32_t* ends = nullptr;  // where each prefix ends in `text`
@@ -43,11 +46,20 @@ struct metrics_registry::render_item {
     const metric_histogram* histogram = nullptr;
 };
 
-struct metrics_registry::render_plan {
-    std::vector<render_item> items;
+struct metric_render_plan {
+    std::vector<metric_render_item> items;
     std::vector<std::string> headers;
     std::size_t size_hint = 0;  // bytes of text plus room for the numbers
     bool stale = true;
+};
+
+struct metrics_registry::state {
+    std::mutex mutex;
+    std::map<std::string, std::unique_ptr<metric_family>, std::less<>> families;  // guarded by mutex
+    metric_render_plan plan;  // guarded by mutex; rebuilt by a scrape after a series is added
+
+    metric_family& family_for(std::string_view name, std::string_view help, int type);
+    void rebuild_plan();
 };
 
 namespace {
@@ -156,9 +168,7 @@ private:
     std::size_t next_ = 0;
 };
 
-}  // namespace
-
-void metrics_registry::append_series(std::string& out, const render_item& s) {
+void append_series(std::string& out, const metric_render_item& s) {
     line_writer w(out, s.text, s.ends);
     if (s.counter) w.line(s.counter->value());
     else if (s.gauge) w.line(s.gauge->value());
@@ -167,15 +177,13 @@ void metrics_registry::append_series(std::string& out, const render_item& s) {
         const std::size_t buckets = s.lines - 2;  // the bounds and +Inf
         std::uint64_t cumulative = 0;
         for (std::size_t i = 0; i < buckets; ++i) {
-            cumulative += h.buckets_[i].load(std::memory_order_relaxed);
+            cumulative += detail::metric_access::buckets(h)[i].load(std::memory_order_relaxed);
             w.line(cumulative);
         }
         w.line(h.sum());
         w.line(cumulative);  // _count, consistent with the +Inf bucket
     }
 }
-
-namespace {
 
 }  // namespace
 
@@ -221,20 +229,20 @@ std::vector<double> default_seconds_buckets() {
     return {0.01, 0.1, 1, 10, 60, 300, 1800};
 }
 
-metrics_registry::metrics_registry() : plan_(std::make_unique<render_plan>()) {}
+metrics_registry::metrics_registry() : state_(std::make_unique<state>()) {}
 metrics_registry::~metrics_registry() = default;
 
-metrics_registry::family& metrics_registry::family_for(std::string_view name, std::string_view help, int type) {
-    auto it = families_.find(name);
-    if (it == families_.end()) {
+metric_family& metrics_registry::state::family_for(std::string_view name, std::string_view help, int type) {
+    auto it = families.find(name);
+    if (it == families.end()) {
         if (!valid_metric_name(name, false))
             throw configuration_error("metric name \"" + std::string(name) +
                                       "\" is not valid; use [a-zA-Z_:][a-zA-Z0-9_:]*");
-        auto f = std::make_unique<family>();
+        auto f = std::make_unique<metric_family>();
         f->type = type;
         f->help = std::string(help);
-        it = families_.emplace(std::string(name), std::move(f)).first;
-        plan_->stale = true;
+        it = families.emplace(std::string(name), std::move(f)).first;
+        plan.stale = true;
     } else if (it->second->type != type) {
         throw configuration_error("metric \"" + std::string(name) + "\" is a " + metric_type_name(it->second->type) +
                                   ", not a " + metric_type_name(type) + "; use another name");
@@ -243,33 +251,33 @@ metrics_registry::family& metrics_registry::family_for(std::string_view name, st
 }
 
 metric_counter& metrics_registry::counter(std::string_view name, std::string_view help, const metric_labels& labels) {
-    std::lock_guard lock(mutex_);
-    auto& f = family_for(name, help, counter_type);
+    std::lock_guard lock(state_->mutex);
+    auto& f = state_->family_for(name, help, counter_type);
     auto& s = f.series_by_labels[labels];
     if (!s.counter) {
         add_prefix(s, name, "", render_labels(name, labels));
         s.counter = std::make_unique<metric_counter>();
-        plan_->stale = true;
+        state_->plan.stale = true;
     }
     return *s.counter;
 }
 
 metric_gauge& metrics_registry::gauge(std::string_view name, std::string_view help, const metric_labels& labels) {
-    std::lock_guard lock(mutex_);
-    auto& f = family_for(name, help, gauge_type);
+    std::lock_guard lock(state_->mutex);
+    auto& f = state_->family_for(name, help, gauge_type);
     auto& s = f.series_by_labels[labels];
     if (!s.gauge) {
         add_prefix(s, name, "", render_labels(name, labels));
         s.gauge = std::make_unique<metric_gauge>();
-        plan_->stale = true;
+        state_->plan.stale = true;
     }
     return *s.gauge;
 }
 
 metric_histogram& metrics_registry::histogram(std::string_view name, std::string_view help,
                                               const metric_labels& labels, const std::vector<double>& bounds) {
-    std::lock_guard lock(mutex_);
-    auto& f = family_for(name, help, histogram_type);
+    std::lock_guard lock(state_->mutex);
+    auto& f = state_->family_for(name, help, histogram_type);
     auto it = f.series_by_labels.find(labels);
     if (it != f.series_by_labels.end()) return *it->second.histogram;
     if (!std::is_sorted(bounds.begin(), bounds.end()) ||
@@ -280,7 +288,7 @@ metric_histogram& metrics_registry::histogram(std::string_view name, std::string
     family_series s;
     add_histogram_prefixes(s, name, render_labels(name, labels), bounds);
     s.histogram = std::make_unique<metric_histogram>(bounds);
-    plan_->stale = true;
+    state_->plan.stale = true;
     return *f.series_by_labels.emplace(labels, std::move(s)).first->second.histogram;
 }
 
@@ -290,29 +298,31 @@ std::string metrics_registry::metrics_text() const {
     return out;
 }
 
+void metrics_registry::state::rebuild_plan() {
+    plan.items.clear();
+    plan.headers.clear();
+    plan.headers.reserve(families.size());  // items point into it: no reallocation below
+    plan.size_hint = 0;
+    for (const auto& [name, f] : families) {
+        plan.headers.push_back("# HELP " + name + " " + escape_help(f->help) + "\n# TYPE " + name + " " +
+                               metric_type_name(f->type) + "\n");
+        plan.items.push_back({&plan.headers.back()});
+        plan.size_hint += plan.headers.back().size();
+        for (const auto& [labels, s] : f->series_by_labels) {
+            plan.items.push_back({nullptr, s.prefixes.data(), s.prefix_ends.data(),
+                                  static_cast<std::uint32_t>(s.prefix_ends.size()), s.counter.get(),
+                                  s.gauge.get(), s.histogram.get()});
+            plan.size_hint += s.prefixes.size() + 25 * s.prefix_ends.size();  // a number and \n
+        }
+    }
+    plan.stale = false;
+}
+
 void metrics_registry::metrics_text(std::string& out) const {
     out.clear();
-    std::lock_guard lock(mutex_);
-    auto& plan = *plan_;
-    if (plan.stale) {
-        plan.items.clear();
-        plan.headers.clear();
-        plan.headers.reserve(families_.size());  // items point into it: no reallocation below
-        plan.size_hint = 0;
-        for (const auto& [name, f] : families_) {
-            plan.headers.push_back("# HELP " + name + " " + escape_help(f->help) + "\n# TYPE " + name + " " +
-                                   metric_type_name(f->type) + "\n");
-            plan.items.push_back({&plan.headers.back()});
-            plan.size_hint += plan.headers.back().size();
-            for (const auto& [labels, s] : f->series_by_labels) {
-                plan.items.push_back({nullptr, s.prefixes.data(), s.prefix_ends.data(),
-                                      static_cast<std::uint32_t>(s.prefix_ends.size()), s.counter.get(),
-                                      s.gauge.get(), s.histogram.get()});
-                plan.size_hint += s.prefixes.size() + 25 * s.prefix_ends.size();  // a number and \n
-            }
-        }
-        plan.stale = false;
-    }
+    std::lock_guard lock(state_->mutex);
+    if (state_->plan.stale) state_->rebuild_plan();
+    const auto& plan = state_->plan;
     out.reserve(plan.size_hint);
     const std::size_t n = plan.items.size();
     constexpr std::size_t ahead = 8;
@@ -326,7 +336,7 @@ void metrics_registry::metrics_text(std::string& out) const {
                                          : static_cast<const void*>(a.histogram));
         }
         if (i + ahead / 2 < n && plan.items[i + ahead / 2].histogram)
-            __builtin_prefetch(plan.items[i + ahead / 2].histogram->buckets_.get());
+            __builtin_prefetch(detail::metric_access::buckets(*plan.items[i + ahead / 2].histogram));
         const auto& item = plan.items[i];
         if (item.header) out += *item.header;
         else append_series(out, item);

@@ -1,4 +1,5 @@
 #include "unavailable_provider.hpp"
+#include "../../core/src/metric_thread_cells.hpp"  // the executor's per-thread cells (core-private)
 
 #include <shedlock/error.hpp>
 #include <shedlock/locking_task_executor.hpp>
@@ -156,8 +157,8 @@ TEST_CASE("metric counter cells: each thread's count survives its exit, and late
         std::vector<std::thread> threads;
         for (int t = 0; t < 4; ++t)
             threads.emplace_back([&counter] {
-                auto& mine = counter.this_thread_cell();
-                CHECK(&mine == &counter.this_thread_cell());
+                auto& mine = detail::metric_access::this_thread_cell(counter);
+                CHECK(&mine == &detail::metric_access::this_thread_cell(counter));
                 for (int i = 0; i < 1000; ++i) mine.inc();
                 counter.inc(5);  // the shared path adds to the same total
             });

@@ -4,9 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -18,29 +16,13 @@ namespace shedlock {
 /// The order is the order of exposition; the same names in another order are another series.
 using metric_labels = std::vector<std::pair<std::string, std::string>>;
 
-/// One thread's share of a metric_counter (metric_counter::this_thread_cell()). Only the thread
-/// that obtained it increments it, so an increment is a plain load and store (~1 ns) instead of a
-/// locked read-modify-write (~6 ns on the CI machine): what a hot path that counts every lock
-/// cycle can afford.
-class metric_counter_cell {
-public:
-    /// Only from the thread that obtained the cell. The release store lets a reader that sees this
-    /// increment also see the thread's earlier ones of other cells (a gauge reading "acquired
-    /// minus released" never goes below 0).
-    void inc(std::uint64_t n = 1) noexcept {
-        value_.store(value_.load(std::memory_order_relaxed) + n, std::memory_order_release);
-    }
-    std::uint64_t value() const noexcept { return value_.load(std::memory_order_acquire); }
-
-private:
-    std::atomic<std::uint64_t> value_{0};
-};
+namespace detail {
+struct counter_cell_block;
+struct gauge_difference;
+struct metric_access;
+}  // namespace detail
 
 /// A monotonically increasing count. Lock-free; safe from any thread.
-///
-/// inc() is an atomic read-modify-write. A hot path that increments the same counter on every
-/// call keeps this_thread_cell() in a thread-local cache and increments that instead; value()
-/// adds every thread's cell.
 class metric_counter {
 public:
     metric_counter() = default;
@@ -48,46 +30,34 @@ public:
     metric_counter& operator=(const metric_counter&) = delete;
     ~metric_counter();
 
+    /// Adds `n`. A reader that sees this increment also sees the thread's earlier ones (release order).
     void inc(std::uint64_t n = 1) noexcept { value_.fetch_add(n, std::memory_order_release); }
+    /// Every increment so far, from every thread.
     std::uint64_t value() const noexcept;
-    /// The calling thread's cell. The first call of a thread allocates a block of cells at most
-    /// (lock-free); a thread that exits hands its cell index to the next thread that starts, so
-    /// the cells are bounded by the number of threads alive at once, and no count is lost. The
-    /// reference stays valid as long as the counter; keep it only in the thread that asked.
-    metric_counter_cell& this_thread_cell();
 
 private:
-    struct cell_block;
+    friend struct detail::metric_access;  // core's executor counts through per-thread cells
     std::atomic<std::uint64_t> value_{0};
-    std::atomic<cell_block*> cells_{nullptr};  // blocks of cells by thread index, appended, never removed
+    std::atomic<detail::counter_cell_block*> cells_{nullptr};
 };
 
 /// A value that goes up and down. Lock-free; safe from any thread.
-///
-/// A gauge may instead follow a counter (follow()): it then reads the counter's value minus its
-/// releases() counter, e.g. "held" as acquisitions minus releases, which costs a hot path one
-/// integer increment per release (a thread cell's, see metric_counter) instead of two
-/// floating-point read-modify-writes; set()/add() are then ignored by value().
 class metric_gauge {
 public:
+    metric_gauge() = default;
+    metric_gauge(const metric_gauge&) = delete;
+    metric_gauge& operator=(const metric_gauge&) = delete;
+    ~metric_gauge();
+
     void set(double v) noexcept { value_.store(v, std::memory_order_relaxed); }
     void add(double v) noexcept { value_.fetch_add(v, std::memory_order_relaxed); }
-    double value() const noexcept {
-        const metric_counter* up = follows_.load(std::memory_order_acquire);
-        return up ? static_cast<double>(followed_value(*up)) : value_.load(std::memory_order_relaxed);
-    }
-    /// From now on the gauge reads `up`'s value minus releases(); `up` must outlive the gauge
-    /// (a series of the same registry does).
-    void follow(const metric_counter& up) noexcept { follows_.store(&up, std::memory_order_release); }
-    void release() noexcept { released_.inc(); }
-    /// What release() counts, for a hot path that increments its this_thread_cell().
-    metric_counter& releases() noexcept { return released_; }
+    /// What set() and add() made it (a gauge of core's own may compute it instead, e.g. lock_held).
+    double value() const noexcept;
 
 private:
-    std::uint64_t followed_value(const metric_counter& up) const noexcept;
+    friend struct detail::metric_access;  // core's lock_held reads acquisitions minus releases
     std::atomic<double> value_{0};
-    std::atomic<const metric_counter*> follows_{nullptr};
-    metric_counter released_;
+    std::atomic<detail::gauge_difference*> difference_{nullptr};  // owned; set once, then kept
 };
 
 /// Observations counted into fixed buckets (upper bounds, ascending), with their sum and count.
@@ -100,14 +70,12 @@ public:
     const std::vector<double>& bounds() const noexcept { return bounds_; }
     /// Per-bucket (not cumulative) counts; the last is the +Inf bucket.
     std::vector<std::uint64_t> bucket_counts() const;
-    /// Bucket `i` of bucket_counts(), without the vector.
-    std::uint64_t bucket_count(std::size_t i) const noexcept { return buckets_[i].load(std::memory_order_relaxed); }
     /// The sum of the bucket counts.
     std::uint64_t count() const noexcept;
     double sum() const noexcept { return sum_.load(std::memory_order_relaxed); }
 
 private:
-    friend class metrics_registry;  // a scrape reads and prefetches the buckets directly
+    friend struct detail::metric_access;  // a scrape reads the buckets without a vector
     std::vector<double> bounds_;
     std::unique_ptr<std::atomic<std::uint64_t>[]> buckets_;  // bounds_.size() + 1
     std::atomic<double> sum_{0};
@@ -149,15 +117,8 @@ public:
     void metrics_text(std::string& out) const;
 
 private:
-    struct family;
-    struct render_plan;
-    struct render_item;
-    static void append_series(std::string& out, const render_item& s);
-    family& family_for(std::string_view name, std::string_view help, int type);
-
-    mutable std::mutex mutex_;
-    std::map<std::string, std::unique_ptr<family>, std::less<>> families_;
-    std::unique_ptr<render_plan> plan_;  // guarded by mutex_; rebuilt by a scrape after a series is added
+    struct state;  // families, series and the scrape's render plan, under one mutex
+    std::unique_ptr<state> state_;
 };
 
 /// `v` escaped as a label value: backslash, double quote and newline become \\, \" and \n, and
