@@ -18,30 +18,13 @@ std::optional<lock_handle> lock_provider::try_lock(const lock_configuration& con
     return lock_handle(*this, std::move(*granted));
 }
 
-bool lock_provider::force_release(const std::string& name) {
-    validate_lock_name(name);
-    const auto records = list_locks();
-    const timestamp now = lock_time_now();  // after the listing: a record freed before it is never "live"
-    for (const auto& record : records) {
-        if (record.name != name) continue;
-        if (record.lock_until <= now) return false;
-        do_unlock(lease{record.name, record.locked_by, record.locked_at, record.lock_until, now, record.fencing_token});
-        return true;
-    }
-    return false;
+void lock_provider::release_record(const lock_record& live, timestamp now) {
+    do_unlock(lease{live.name, live.locked_by, live.locked_at, live.lock_until, now, live.fencing_token});
 }
 
 std::chrono::milliseconds lock_provider::remaining_hold(const lease& held) const {
     const auto left = held.keep_deadline - clock().monotonic_now();
     return std::max(std::chrono::ceil<std::chrono::milliseconds>(left), std::chrono::milliseconds{0});
-}
-
-void lock_provider::delete_records(const std::vector<std::string>&) {
-    throw unsupported_operation_error("this lock provider cannot delete lock records");
-}
-
-std::size_t lock_provider::delete_expired_records(const std::vector<std::string>&, timestamp) {
-    throw unsupported_operation_error("this lock provider cannot delete expired lock records");
 }
 
 void lock_provider::set_error_handler(lock_error_handler handler) { error_handler_ = std::move(handler); }

@@ -4,6 +4,7 @@
 
 #include <shedlock/error.hpp>
 #include <shedlock/lock_configuration.hpp>
+#include <shedlock/lock_inspector.hpp>
 #include <shedlock/time.hpp>
 
 #include <chrono>
@@ -36,19 +37,6 @@ struct lease {
     /// shorter than what is left of lock_at_least_for) is the one case in which a release may
     /// keep the lock past its stored lock_until.
     monotonic_time lease_deadline{};
-};
-
-/// One stored lock record, for inspection (`shedlock locks`).
-struct lock_record {
-    std::string name;
-    std::string locked_by;
-    timestamp locked_at;
-    timestamp lock_until;
-    std::optional<std::int64_t> fencing_token;
-    /// Why a stored value could not be read (empty when the record is fine). Such a record is
-    /// listed with `locked_at` = epoch and `lock_until` = timestamp::max(): it counts as held,
-    /// and force_release() can still free it.
-    std::string unreadable;
 };
 
 /// Receives failures that cannot be thrown (an unlock from a destructor).
@@ -84,39 +72,20 @@ public:
     /// True when acquisitions carry a fencing token (false e.g. on a plain ShedLock table).
     virtual bool supports_fencing() const = 0;
 
-    /// Every stored lock record. Throws unsupported_operation_error where a backend cannot list.
-    virtual std::vector<lock_record> list_locks() = 0;
+    /// The backend's lock_inspector (listing, operator release, its clock), or nullptr when it
+    /// has none. Callers use inspect(provider), which turns nullptr into an explanation.
+    virtual lock_inspector* inspector() noexcept { return nullptr; }
 
-    /// Operator action (`shedlock locks release`): releases `name` whoever holds it. The release is
-    /// owner-checked against the holder read in the same call, so a lock that somebody acquired in
-    /// between is left alone. Returns false when no live record was found.
+    // TRANSITIONAL (issue 22, removed once no caller is left): the inspection calls that used to
+    // live here, forwarding to inspector(). Without an inspector they keep their old defaults.
+    // New code: inspect(provider).list_locks() etc.
+    virtual std::vector<lock_record> list_locks();
     bool force_release(const std::string& name);
-
-    /// Deletes the records with these names, held or not, fencing counters included. Only for
-    /// tools that own the names (benchmarks, tests); never for the locks of running tasks.
-    /// Default: unsupported_operation_error.
-    virtual void delete_records(const std::vector<std::string>& names);
-
-    /// Deletes each record of `names` whose `lock_until <= expired_by` (on lock_time_now()'s time
-    /// base), fencing counter included; a record held or renewed meanwhile is left alone (one
-    /// conditional statement per name, not a read then a delete). For names that are never
-    /// locked again: the rendered names of lock-name templates whose time has passed (the
-    /// scheduler's rendered_lock_retention). Returns how many were deleted. Default:
-    /// unsupported_operation_error.
-    virtual std::size_t delete_expired_records(const std::vector<std::string>& names, timestamp expired_by);
-
-    /// The backend server's current time, for clock-offset checks (`shedlock doctor`); empty when
-    /// the backend has no clock of its own (memory) or cannot report it.
-    virtual std::optional<timestamp> server_time() { return std::nullopt; }
-
-    /// The "now" this provider compares `lock_until` with when it acquires: the server's clock
-    /// where the backend decides by it (Redis, SQL with use_db_time), else clock().now(). Read it
-    /// AFTER list_locks() to tell held from free records.
-    virtual timestamp lock_time_now() { return clock().now(); }
-
-    /// The table the lock records live in ("ops.shedlock"), for operators' messages; empty for
-    /// backends without tables (memory, Redis).
-    virtual std::string record_table() const { return {}; }
+    void delete_records(const std::vector<std::string>& names);
+    std::size_t delete_expired_records(const std::vector<std::string>& names, timestamp expired_by);
+    std::optional<timestamp> server_time();
+    timestamp lock_time_now();
+    std::string record_table() const;
 
     /// Called when an unlock from a destructor fails (default: one line on stderr).
     void set_error_handler(lock_error_handler handler);
@@ -144,6 +113,9 @@ private:
     void report_error(const std::string& name, const std::exception& e) noexcept;
 
 protected:
+    /// Releases `live` for its holder (owner-checked like any unlock): what a backend's
+    /// lock_inspector::do_force_release does when it is the provider itself.
+    void release_record(const lock_record& live, timestamp now);
     /// What is left of `held`'s minimum hold (lock_at_least_for), measured on the monotonic clock
     /// and rounded up; zero once it has passed. Never more than the lock_at_least_for granted.
     std::chrono::milliseconds remaining_hold(const lease& held) const;

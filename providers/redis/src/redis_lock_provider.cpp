@@ -12,12 +12,14 @@ using detail::redis_script;
 
 /// Lock times on the lease are client-clock estimates (now + at_most); the authoritative expiry
 /// is the key's TTL, counted by the Redis server.
-class redis_lock_provider final : public lock_provider {
+class redis_lock_provider final : public lock_provider, public lock_inspector {
 public:
     redis_lock_provider(const redis_options& options, const shedlock::clock& clock)
         : lock_provider(clock), options_(options), keys_(options), pool_(options) {}
 
     bool supports_fencing() const override { return options_.fencing; }
+    lock_inspector* inspector() noexcept override { return this; }
+
     std::vector<lock_record> list_locks() override {
         auto connection = pool_.borrow();
         return detail::list_redis_locks(*connection, keys_);
@@ -36,6 +38,7 @@ public:
     }
 
 private:
+    void do_force_release(const lock_record& live, timestamp now) override { release_record(live, now); }
     std::optional<lease> do_try_lock(const lock_configuration& config, const std::string& owner) override;
     void do_unlock(const lease& held) override;
     std::optional<lease> do_extend(const lease& held, std::chrono::milliseconds at_most,

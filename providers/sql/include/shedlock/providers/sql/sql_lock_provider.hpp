@@ -34,12 +34,15 @@ struct sql_lock_options {
 /// is then false and fencing_token() of every handle is empty.
 ///
 /// Thread safety: safe for concurrent use; connections come from a pool.
-class sql_lock_provider : public lock_provider {
+class sql_lock_provider : public lock_provider, public lock_inspector {
 public:
     sql_lock_provider(std::unique_ptr<sql_dialect> dialect, connection_factory factory, sql_lock_options options,
                       const shedlock::clock& clock = system_clock::instance());
 
     bool supports_fencing() const override { return fencing_; }
+    lock_inspector* inspector() noexcept override { return this; }
+
+    using lock_inspector::force_release;
     std::vector<lock_record> list_locks() override;
     void delete_records(const std::vector<std::string>& names) override;
     std::size_t delete_expired_records(const std::vector<std::string>& names, timestamp expired_by) override;
@@ -56,6 +59,7 @@ public:
     timestamp lock_time_now() override;
 
 private:
+    void do_force_release(const lock_record& live, timestamp now) override { release_record(live, now); }
     std::optional<lease> do_try_lock(const lock_configuration& config, const std::string& owner) override;
     void do_unlock(const lease& held) override;
     std::optional<lease> do_extend(const lease& held, std::chrono::milliseconds at_most,
