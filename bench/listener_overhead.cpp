@@ -16,6 +16,7 @@
 //   listener_overhead [slices=21] [seconds_per_slice=0.5] [burst=2000]
 #include "bench_stats.hpp"
 
+#include <shedlock/detail/task_context_access.hpp>
 #include <shedlock/executor_listener.hpp>
 #include <shedlock/locking_task_executor.hpp>
 #include <shedlock/metrics.hpp>
@@ -36,13 +37,15 @@ void hand_written_cycle(lock_provider& provider, const lock_configuration& confi
     auto handle = provider.try_lock(config);
     if (!handle) return;
     task_context context(config.name(), timestamp{});
-    context.attach(&*handle);
+    // The executor's side of the context (attach, detach) is not the task's: the floor does what
+    // the executor does, through the same access.
+    detail::task_context_access::attach(context, &*handle);
     try {
         body(context);
     } catch (const std::exception&) {
         // A failed body still unlocks.
     }
-    if (auto final_handle = context.detach()) final_handle->unlock();
+    if (auto final_handle = detail::task_context_access::detach(context)) final_handle->unlock();
 }
 
 }  // namespace

@@ -1,30 +1,25 @@
 #include "keep_alive.hpp"
 
+#include <algorithm>
+
 namespace shedlock::detail {
+namespace {
 
-keep_alive::keep_alive(task_context& context, std::chrono::milliseconds at_most, metric_counter* extensions)
-    : extensions_(extensions), thread_([this, &context, at_most] { run(context, at_most); }) {}
-
-keep_alive::~keep_alive() {
-    {
-        std::lock_guard lock(mutex_);
-        stop_ = true;
-    }
-    wake_.notify_all();
-    thread_.join();
+/// Extending at half the lease leaves the other half as margin for a slow backend call (and for
+/// the other timers of the service, which wait meanwhile).
+std::chrono::milliseconds interval_of(std::chrono::milliseconds at_most) {
+    return std::max(at_most / 2, std::chrono::milliseconds{1});
 }
 
-void keep_alive::run(task_context& context, std::chrono::milliseconds at_most) {
-    // Extending at half the lease leaves the other half as margin for a slow backend call.
-    const auto interval = std::max(at_most / 2, std::chrono::milliseconds{1});
-    std::unique_lock lock(mutex_);
-    while (!wake_.wait_for(lock, interval, [this] { return stop_; })) {
-        lock.unlock();
-        const bool extended = context.extend(at_most);
-        lock.lock();
-        if (!extended) return;  // extend() marked the context lock_lost and cancelled
-        if (extensions_) extensions_->inc();
-    }
-}
+}  // namespace
+
+keep_alive::keep_alive(timer_service& timers, task_context& context, std::chrono::milliseconds at_most,
+                       metric_counter* extensions)
+    : timer_(timers, interval_of(at_most),
+             [&context, at_most, extensions]() -> std::optional<std::chrono::steady_clock::duration> {
+                 if (!context.extend(at_most)) return std::nullopt;  // extend() marked it lock_lost and cancelled
+                 if (extensions) extensions->inc();
+                 return interval_of(at_most);
+             }) {}
 
 }  // namespace shedlock::detail

@@ -1,32 +1,29 @@
 #pragma once
-// Watchdog that extends a running task's lock every lock_at_most_for / 2.
+// Extends a running task's lock every lock_at_most_for / 2: a repeating timer on the executor's
+// timer service (one thread, or the scheduler's io_context, for every task), not a thread per task.
 
+#include <shedlock/detail/repeating_timer.hpp>
 #include <shedlock/metrics.hpp>
 #include <shedlock/task_context.hpp>
+#include <shedlock/timer_service.hpp>
 
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
 
 namespace shedlock::detail {
 
 class keep_alive {
 public:
-    /// `extensions` (may be null) counts each successful extension.
-    keep_alive(task_context& context, std::chrono::milliseconds at_most, metric_counter* extensions = nullptr);
-    ~keep_alive();  // stops and joins
+    /// `extensions` (may be null) counts each successful extension. An extension that fails marks
+    /// the context lock_lost (and cancelled) and ends the keep-alive.
+    keep_alive(timer_service& timers, task_context& context, std::chrono::milliseconds at_most,
+               metric_counter* extensions = nullptr);
+    /// Stops, waiting for an extension under way: after it, the context is never touched again.
+    ~keep_alive() = default;
     keep_alive(const keep_alive&) = delete;
     keep_alive& operator=(const keep_alive&) = delete;
 
 private:
-    void run(task_context& context, std::chrono::milliseconds at_most);
-
-    metric_counter* extensions_;
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    bool stop_ = false;
-    std::thread thread_;
+    repeating_timer timer_;
 };
 
 }  // namespace shedlock::detail

@@ -2,6 +2,7 @@
 #include "held_locks.hpp"
 #include "keep_alive.hpp"
 
+#include <shedlock/detail/task_context_access.hpp>
 #include <shedlock/duration.hpp>
 #include <shedlock/error.hpp>
 #include <shedlock/locking_task_executor.hpp>
@@ -91,7 +92,7 @@ void run_claimed(const locked_task& task, task_context& context, execution_resul
         return;
     }
     result.attempt = claimed.claim->attempt;
-    context.set_claim(*claimed.claim);
+    detail::task_context_access::set_claim(context, *claimed.claim);
     run_body(task, context, result);
     finish_claim(*claimed.claim, context, result, *idem.store);
 }
@@ -144,6 +145,10 @@ detail::executor_listeners& locking_task_executor::listeners() {
     if (!listeners_) listeners_ = std::make_shared<detail::executor_listeners>(nullptr);
     return *listeners_;
 }
+
+void locking_task_executor::use_timer_service(timer_service& timers) noexcept { timers_ = &timers; }
+
+timer_service& locking_task_executor::timers() const { return timers_ ? *timers_ : shared_timer_service(); }
 
 void locking_task_executor::add_listener(std::shared_ptr<executor_listener> listener) {
     if (listener) listeners().add(std::move(listener));
@@ -226,16 +231,17 @@ execution_result locking_task_executor::run_locked(const locked_task& task, lock
     };
     if (listening) listening->acquired(config, acquire_time, event);
     task_context context(config.name(), options.scheduled_at);
-    context.attach(&handle);
+    detail::task_context_access::attach(context, &handle);
     const bool timing = listening && listening->wants_duration();
     const auto started = timing ? steady::now() : steady::time_point{};
     {
         detail::held_lock_scope held(config.name());
         std::unique_ptr<detail::keep_alive> watchdog;
-        if (options.keep_alive) watchdog = std::make_unique<detail::keep_alive>(
-                context, config.lock_at_most_for(), listening ? listening->extensions_counter() : nullptr);
+        if (options.keep_alive)
+            watchdog = std::make_unique<detail::keep_alive>(timers(), context, config.lock_at_most_for(),
+                                                            listening ? listening->extensions_counter() : nullptr);
         run_task(task, context, result, options, config.lock_at_most_for());
-    }  // watchdog joined: no extension can race the unlock below
+    }  // watchdog stopped (an extension under way finished): none can race the unlock below
     result.lock_lost = context.lock_lost();
     result.counters = context.counters();
     if (result.lock_lost && result.message.empty())
@@ -243,7 +249,7 @@ execution_result locking_task_executor::run_locked(const locked_task& task, lock
     // Before the unlock: the metrics lower lock_held there (executor_metrics::on_finished).
     if (listening)
         listening->ended(config, lock_attempt::acquired, result, timing ? steady::now() - started : steady::duration{}, event);
-    if (auto final_handle = context.detach()) {
+    if (auto final_handle = detail::task_context_access::detach(context)) {
         try {
             final_handle->unlock();
         } catch (const storage_error& e) {

@@ -5,37 +5,32 @@
 namespace shedlock::detail {
 
 instance_heartbeat::instance_heartbeat(lock_provider& provider, std::chrono::milliseconds every,
-                                       std::function<void(const std::string&)> warn)
-    : provider_(provider), every_(every), record_(heartbeat_lock_configuration(every)), warn_(std::move(warn)) {
-    thread_ = std::thread([this] { run(); });
-}
+                                       std::function<void(const std::string&)> warn, timer_service& timers)
+    : provider_(provider),
+      every_(every),
+      record_(heartbeat_lock_configuration(every)),
+      warn_(std::move(warn)),
+      beats_(timers, std::chrono::steady_clock::duration{0}, [this] { return std::optional{beat_on_time()}; }) {}
 
 instance_heartbeat::~instance_heartbeat() {
-    {
-        std::lock_guard lock(mutex_);
-        stopping_ = true;
-    }
-    wake_.notify_all();
-    thread_.join();
+    beats_.stop();  // waits for a beat under way; none comes after
+    remove_own_record();
 }
 
-void instance_heartbeat::run() {
-    prune_expired_records();
+std::chrono::steady_clock::duration instance_heartbeat::beat_on_time() {
+    const auto started = std::chrono::steady_clock::now();
+    if (!pruned_) {
+        pruned_ = true;
+        next_beat_ = started;
+        prune_expired_records();
+    }
+    beat();
     // At a fixed rate: a slow beat does not push the next ones back (readers allow three
     // intervals between beats, not three intervals plus the beats' own time).
-    auto next = std::chrono::steady_clock::now();
-    std::unique_lock lock(mutex_);
-    while (!stopping_) {
-        lock.unlock();
-        beat();
-        next += every_;
-        const auto now = std::chrono::steady_clock::now();
-        if (next < now) next = now;  // beats missed while the backend hung are not caught up
-        lock.lock();
-        wake_.wait_until(lock, next, [this] { return stopping_; });
-    }
-    lock.unlock();
-    remove_own_record();
+    next_beat_ += every_;
+    const auto now = std::chrono::steady_clock::now();
+    if (next_beat_ < now) next_beat_ = now;  // beats missed while the backend hung are not caught up
+    return next_beat_ - now;
 }
 
 void instance_heartbeat::beat() {

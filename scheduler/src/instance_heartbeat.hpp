@@ -9,20 +9,21 @@
 #include <shedlock/lock_configuration.hpp>
 #include <shedlock/lock_handle.hpp>
 #include <shedlock/lock_provider.hpp>
+#include <shedlock/detail/repeating_timer.hpp>
+#include <shedlock/timer_service.hpp>
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 
 namespace shedlock::detail {
 
 /// Holds this process's heartbeat record on `provider`, renewed every `every` (0 < every <=
-/// max_heartbeat_every, else configuration_error) on a thread of its own; a backend that is down
+/// max_heartbeat_every, else configuration_error) from a timer on `timers` (the status server's
+/// backend thread: a beat is a backend call, which must not hold up the timers of firings or the
+/// parsing of requests; by default the process's shared timer thread); a backend that is down
 /// only skips beats (`warn` hears when beats start failing and when they work again). Deletes the
 /// record when destroyed (a clean exit is not a stop in reporting). At the start, deletes the
 /// heartbeat records of dead processes that hold no lock any more (heartbeat_records_to_delete):
@@ -30,27 +31,29 @@ namespace shedlock::detail {
 class instance_heartbeat {
 public:
     instance_heartbeat(lock_provider& provider, std::chrono::milliseconds every,
-                       std::function<void(const std::string&)> warn);
+                       std::function<void(const std::string&)> warn, timer_service& timers = shared_timer_service());
     instance_heartbeat(const instance_heartbeat&) = delete;
     instance_heartbeat& operator=(const instance_heartbeat&) = delete;
+    /// Stops the beats (waiting for one under way), then deletes the record.
     ~instance_heartbeat();
 
 private:
-    void run();
+    /// The first beat also prunes; returns the delay to the next beat (at a fixed rate).
+    std::chrono::steady_clock::duration beat_on_time();
     void beat();
     void prune_expired_records();
     void remove_own_record() noexcept;
 
     lock_provider& provider_;
     const std::chrono::milliseconds every_;
-    const lock_configuration record_;  // validated before the thread starts
+    const lock_configuration record_;  // validated before the first beat is armed
     const std::function<void(const std::string&)> warn_;
-    std::optional<lock_handle> held_;  // the heartbeat thread only
-    bool failing_ = false;             // the heartbeat thread only
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    bool stopping_ = false;
-    std::thread thread_;
+    // Touched by the beats (one at a time), then by the destructor once they stopped.
+    std::optional<lock_handle> held_;
+    bool failing_ = false;
+    bool pruned_ = false;
+    std::chrono::steady_clock::time_point next_beat_{};
+    repeating_timer beats_;  // last: stopped first, before the members the beats use go
 };
 
 }  // namespace shedlock::detail

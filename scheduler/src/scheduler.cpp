@@ -18,6 +18,7 @@ scheduler::impl::impl(lock_provider& l, run_store& r, scheduler_options o)
       executor(options.metrics ? locking_task_executor(l, *options.metrics, options.provider_name)
                                : locking_task_executor(l)) {
     if (options.instance.empty()) options.instance = instance_id();
+    executor.use_timer_service(keep_alive_timers);
     for (auto& listener : options.listeners) executor.add_listener(listener);
     if (!options.listeners.empty()) executor.set_listener_error_handler([this](const std::string& line) { warn(line); });
 }
@@ -94,8 +95,8 @@ void scheduler::stop(std::chrono::milliseconds grace) {
         std::lock_guard lock(s.hooks_mutex);
         for (auto& hook : s.stop_hooks) hook();
     });
-    s.work.reset();
-    s.timer_thread.join();  // returns once the cancelled wait has completed
+    // The timer thread runs on until the workers are done: it extends the locks of the bodies
+    // still running (keep-alive) through the grace period and after it.
     std::vector<std::string> still_running;
     for (auto& t : s.tasks) {
         std::lock_guard lock(t->context_mutex);
@@ -115,6 +116,8 @@ void scheduler::stop(std::chrono::milliseconds grace) {
                "(their locks are released when they do, or expire at lock_at_most_for)");
     }
     s.pool->join();
+    s.work.reset();
+    s.timer_thread.join();  // returns once the cancelled wait and the last keep-alive have ended
 }
 
 run_record scheduler::run_now(const std::string& task) {

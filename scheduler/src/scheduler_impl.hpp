@@ -2,6 +2,7 @@
 // Private state of shedlock::scheduler: the Asio io_context (timer thread) with its timer queue,
 // the worker pool and one runtime per task. Heavy Asio code stays in the .cpp files.
 
+#include "asio_timer_service.hpp"
 #include "prepared_task.hpp"
 
 #include <shedlock/locking_task_executor.hpp>
@@ -126,7 +127,9 @@ struct scheduler::impl {
     locking_task_executor executor;
     std::vector<task_definition> definitions;
 
-    boost::asio::io_context io;  // declared before the timer that uses it
+    boost::asio::io_context io;  // declared before the timers that use it
+    // The executor's keep-alives: timers on `io` (the timer thread), none with a thread of its own.
+    detail::asio_timer_service keep_alive_timers{io.get_executor()};
     std::vector<std::unique_ptr<task_runtime>> tasks;
     // The timer queue (timer thread only): the armed tasks grouped by firing time, and one
     // steady_timer for the earliest, so the tasks due at one instant wake the thread once and go

@@ -1,6 +1,7 @@
 // The status server's sockets: Boost.Beast on the scheduler's io_context. Requests are read and
 // answers written on the timer thread; answers are computed on two worker threads of the
 // server's own: one for those that call the backend (under a deadline), one for the rest.
+#include "asio_timer_service.hpp"
 #include "instance_heartbeat.hpp"
 #include "scheduler_impl.hpp"
 #include "status_request.hpp"
@@ -357,6 +358,8 @@ public:
           state_(std::make_shared<http_server_state>(io, routes, backend_worker_, quick_worker_, routes.metrics)) {}
 
     ~status_server_impl() override {
+        // First: its timer is pending on the backend thread, which join() below would wait for.
+        heartbeat_.reset();
         if (tasks_.running()) {  // the io thread runs: close there, and wait for it
             std::promise<void> done;
             boost::asio::post(io_, [this, &done] {
@@ -398,7 +401,8 @@ public:
     void start_heartbeat(std::chrono::milliseconds every) {
         if (every == std::chrono::milliseconds{0}) return;
         heartbeat_ = std::make_unique<detail::instance_heartbeat>(
-            tasks_.provider(), every, [&tasks = tasks_](const std::string& m) { detail::scheduler_access::warn(tasks, m); });
+            tasks_.provider(), every, [&tasks = tasks_](const std::string& m) { detail::scheduler_access::warn(tasks, m); },
+            backend_timers_);
     }
 
 private:
@@ -406,6 +410,8 @@ private:
     boost::asio::io_context& io_;
     boost::asio::thread_pool backend_worker_{1};  // declared before state_, which points to them
     boost::asio::thread_pool quick_worker_{1};
+    // The heartbeat beats on the backend thread: a beat is a backend call (never on the io thread).
+    detail::asio_timer_service backend_timers_{backend_worker_.get_executor()};
     std::shared_ptr<http_server_state> state_;
     std::uint16_t port_ = 0;
     std::unique_ptr<detail::instance_heartbeat> heartbeat_;  // stopped (its record deleted) first

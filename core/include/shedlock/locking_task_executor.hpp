@@ -7,6 +7,7 @@
 #include <shedlock/lock_provider.hpp>
 #include <shedlock/lock_wait.hpp>
 #include <shedlock/task_context.hpp>
+#include <shedlock/timer_service.hpp>
 
 #include <chrono>
 #include <functional>
@@ -115,8 +116,13 @@ using locked_task = std::function<void(task_context&)>;
 /// Listeners: add_listener() registers more; each execution's outcome reaches each listener
 /// exactly once, on the thread that called execute() (executor_listener.hpp for the order).
 ///
-/// Thread safety: safe for concurrent use; each execute() is independent. add_listener() and
-/// set_listener_error_handler() are not: call them before the executor is first used.
+/// Keep-alive: every execution with keep_alive extends its lock from a timer on the executor's
+/// timer service (use_timer_service(); by default the process's one shared timer thread), not
+/// from a thread of its own.
+///
+/// Thread safety: safe for concurrent use; each execute() is independent. add_listener(),
+/// set_listener_error_handler() and use_timer_service() are not: call them before the executor is
+/// first used.
 class locking_task_executor {
 public:
     explicit locking_task_executor(lock_provider& provider) : provider_(&provider) {}
@@ -126,6 +132,9 @@ public:
     execution_result execute(const locked_task& task, const lock_configuration& config,
                              const execute_options& options = {});
 
+    /// Where keep-alive extensions run (the scheduler gives its io_context's); it must outlive
+    /// every execute(). Default: shared_timer_service(). Not while another thread executes.
+    void use_timer_service(timer_service& timers) noexcept;
     /// Adds a listener, called after the earlier ones. Not while another thread executes.
     void add_listener(std::shared_ptr<executor_listener> listener);
     /// Where an exception thrown by a listener is reported (one line); default: stderr.
@@ -138,8 +147,10 @@ private:
     execution_result run_locked(const locked_task& task, lock_handle handle, const lock_configuration& config,
                                 const execute_options& options, std::optional<std::chrono::nanoseconds> acquire_time);
     detail::executor_listeners& listeners();
+    timer_service& timers() const;
 
     lock_provider* provider_;
+    timer_service* timers_ = nullptr;  // null: shared_timer_service()
     std::shared_ptr<detail::executor_listeners> listeners_;  // null: no metrics and no listener
 };
 

@@ -15,6 +15,10 @@
 
 namespace shedlock {
 
+namespace detail {
+struct task_context_access;
+}
+
 /// Handed to a task body. Safe for concurrent use (the keep-alive thread extends the lock while
 /// the task reads its state).
 class task_context {
@@ -47,14 +51,15 @@ public:
     void set_result(std::string text);
     std::string result() const;
 
-    // --- used by the executor ---
+private:
+    // The executor's side (detail::task_context_access): not the task's to call.
+    friend struct detail::task_context_access;
     void attach(lock_handle* handle);
     /// Detaches and returns the current handle (after extensions) for the final unlock.
     std::optional<lock_handle> detach();
     void mark_lock_lost() noexcept;
     void set_claim(idempotency_claim claim) { claim_ = std::move(claim); }
 
-private:
     std::string lock_name_;
     timestamp scheduled_at_;
     std::atomic<bool> cancelled_{false};
