@@ -133,7 +133,7 @@ void bench_backend(const char* backend, lock_provider& provider, const notifier*
     };
     report(backend, "notification", milliseconds{300}, rounds,
            [&] { return one_handover(provider, config, milliseconds{300}, notified, announce); });
-    provider.delete_records({config.name()});
+    inspect(provider).delete_records({config.name()});
 }
 
 }  // namespace

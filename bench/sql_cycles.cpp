@@ -123,7 +123,7 @@ void bench_postgres(const char* uri) {
     o.async_unlock = true;
     auto async_provider = providers::make_postgres_lock_provider(o);
     // A run that failed half-way leaves its locks held for a minute: start from no records.
-    sync_provider->delete_records({"bench-raw-sync", "bench-raw-async", "bench-sync", "bench-async", "bench-simplest"});
+    inspect(*sync_provider).delete_records({"bench-raw-sync", "bench-raw-async", "bench-sync", "bench-async", "bench-simplest"});
     measure({{"provider, sync unlock", [&] { provider_cycle(*sync_provider, "bench-sync"); }},
              {"raw own SQL, sync unlock", raw_postgres(o, false)},
              {"provider, async unlock (default)", [&] { provider_cycle(*async_provider, "bench-async"); }},
@@ -220,7 +220,7 @@ void bench_mysql(const char* uri) {
     o.pool_size = 1;
     std::printf("MySQL/MariaDB %s\n", o.redacted_uri().c_str());
     auto provider = providers::make_mysql_lock_provider(o);
-    provider->delete_records({"bench-raw", "bench", "bench-simplest"});  // a failed run's locks stay held for a minute
+    inspect(*provider).delete_records({"bench-raw", "bench", "bench-simplest"});  // a failed run's locks stay held for a minute
     measure({{"provider", [&] { provider_cycle(*provider, "bench"); }},
              {"raw own SQL", raw_mysql(o)},
              {"raw simplest SQL", simplest_mysql(o)}},

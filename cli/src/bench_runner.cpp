@@ -122,7 +122,7 @@ provider_figures bench_provider(const std::string& uri, const bench_plan& plan) 
     f.distinct_cycles_per_s = static_cast<double>(cycles) / seconds_of(plan.phase);
 
     try {
-        opened.provider->delete_records(names);  // nothing left behind
+        inspect(*opened.provider).delete_records(names);  // nothing left behind
     } catch (const unsupported_operation_error&) {
     }
     return f;

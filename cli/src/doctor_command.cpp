@@ -53,7 +53,7 @@ void check_cycle(lock_provider& provider, report& r) {
         extended->unlock();
         r.ok("permissions: acquire, extend and release work (lock \"" + name + "\")");
         try {
-            provider.delete_records({name});
+            inspect(provider).delete_records({name});
         } catch (const unsupported_operation_error&) {
         }
     } catch (const storage_error& e) {
@@ -63,7 +63,7 @@ void check_cycle(lock_provider& provider, report& r) {
 
 void check_clock(lock_provider& provider, std::chrono::milliseconds max_offset, report& r) {
     const auto before = system_clock::instance().now();
-    const auto server = provider.server_time();
+    const auto server = inspect(provider).server_time();
     const auto after = system_clock::instance().now();
     if (!server) return r.ok("clock: this backend has no server clock of its own (nothing to compare)");
     const auto local_mid = before + (after - before) / 2;
@@ -81,11 +81,11 @@ void check_clock(lock_provider& provider, std::chrono::milliseconds max_offset, 
 void check_records(lock_provider& provider, report& r) {
     std::vector<lock_record> records;
     try {
-        records = provider.list_locks();
+        records = inspect(provider).list_locks();
     } catch (const unsupported_operation_error&) {
         return;
     }
-    const timestamp now = provider.lock_time_now();
+    const timestamp now = inspect(provider).lock_time_now();
     int flagged = 0;
     for (const auto& record : records)
         if (const std::string anomaly = time_anomaly(record, now); !anomaly.empty()) {
@@ -109,7 +109,7 @@ int doctor_command(const doctor_options& o) {
         return e.category() == storage_category::missing_schema ? exit_config : exit_unavailable;
     }
     r.ok("connect: " + opened.display);
-    if (const std::string table = opened.provider->record_table(); !table.empty())
+    if (const std::string table = inspect(*opened.provider).record_table(); !table.empty())
         r.ok("table " + table + " present" +
              (opened.provider->supports_fencing() ? " with fencing_token"
                                                    : " WITHOUT fencing_token (a plain ShedLock table: fencing tokens unavailable)"));

@@ -109,7 +109,7 @@ int locks_release_command(const locks_options& o) {
         log(log_level::error, "not confirmed (answer y on a terminal, or pass --yes); nothing released");
         return exit_usage;
     }
-    const bool released = opened.provider->force_release(o.release_name);
+    const bool released = inspect(*opened.provider).force_release(o.release_name);
     std::cout << (released ? "released \"" : "no live lock named \"") << printable(o.release_name) << "\"\n";
     return exit_ok;
 }
@@ -118,10 +118,10 @@ int locks_command(const locks_options& o) {
     require_provider(o);
     const auto stuck_after = parse_duration(o.stuck_after, "--stuck-after");
     auto opened = open_provider(o.provider);
-    const auto records = opened.provider->list_locks();
+    const auto records = inspect(*opened.provider).list_locks();
     // Read after the listing, on the clock the backend decides by: a record freed before the
     // listing can never look held.
-    const auto locks = view(records, opened.provider->lock_time_now(), stuck_after);
+    const auto locks = view(records, inspect(*opened.provider).lock_time_now(), stuck_after);
     if (o.json) print_json(locks);
     else print_table(locks, o.stuck_after);
     return exit_ok;

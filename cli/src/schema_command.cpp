@@ -22,7 +22,7 @@ int schema_print_command(const schema_options& o) {
 
 int schema_apply_command(const schema_options& o) {
     auto opened = open_provider(o.provider, {.create_schema = true});
-    const std::string table = opened.provider->record_table();
+    const std::string table = inspect(*opened.provider).record_table();
     if (table.empty()) {
         std::cout << opened.kind << " needs no schema\n";
         return exit_ok;

@@ -96,13 +96,13 @@ TEST_CASE("conformance: the longest lease is stored, listed and extended", "[con
     fixture f;
     const lock_configuration config{fixture::unique_name("longest-lease"), max_lock_at_most_for};
     const auto listed_until = [&]() -> std::optional<timestamp> {
-        for (const auto& r : f.provider().list_locks())
+        for (const auto& r : f.inspector().list_locks())
             if (r.name == config.name()) return r.lock_until;
         return std::nullopt;
     };
     auto held = f.provider().try_lock(config);
     REQUIRE(held);
-    const auto at_least = f.provider().lock_time_now() + max_lock_at_most_for - std::chrono::minutes{1};
+    const auto at_least = f.inspector().lock_time_now() + max_lock_at_most_for - std::chrono::minutes{1};
     CHECK(listed_until() > at_least);
     auto extended = held->extend(max_lock_at_most_for);
     REQUIRE(extended);

@@ -104,7 +104,7 @@ TEST_CASE("conformance: list_locks shows the record and keeps it after unlock", 
     REQUIRE(held);
     held->unlock();
     bool found = false;
-    for (const auto& r : f.provider().list_locks())
+    for (const auto& r : f.inspector().list_locks())
         if (r.name == name) found = true;
     CHECK(found);  // unlock never deletes the record: it stays for inspection
 }
@@ -114,15 +114,15 @@ TEST_CASE("conformance: force_release frees a held lock, delete_records removes 
     const lock_configuration config{fixture::unique_name("forced"), f.lease(4)};
     auto held = f.provider().try_lock(config);
     REQUIRE(held);
-    CHECK(f.provider().force_release(config.name()));
+    CHECK(f.inspector().force_release(config.name()));
     auto next = f.provider().try_lock(config);
     REQUIRE(next);
     held->unlock();                              // the old holder's late unlock changes nothing
     CHECK_FALSE(f.provider().try_lock(config));  // next still holds
     next->unlock();
-    CHECK_FALSE(f.provider().force_release(config.name()));  // nothing live to release
-    f.provider().delete_records({config.name()});
-    for (const auto& r : f.provider().list_locks()) CHECK(r.name != config.name());
+    CHECK_FALSE(f.inspector().force_release(config.name()));  // nothing live to release
+    f.inspector().delete_records({config.name()});
+    for (const auto& r : f.inspector().list_locks()) CHECK(r.name != config.name());
 }
 
 TEST_CASE("conformance: delete_expired_records deletes expired records only, never a held one", "[conformance]") {
@@ -137,22 +137,22 @@ TEST_CASE("conformance: delete_expired_records deletes expired records only, nev
     REQUIRE(expired);
     expired->unlock();
     f.pass(f.lease(2));
-    const auto now = f.provider().lock_time_now();
+    const auto now = f.inspector().lock_time_now();
     if (!current_backend().deletes_expired_records()) {
-        CHECK_THROWS_AS(f.provider().delete_expired_records({expired_name}, now), unsupported_operation_error);
+        CHECK_THROWS_AS(f.inspector().delete_expired_records({expired_name}, now), unsupported_operation_error);
         return;
     }
-    CHECK(f.provider().delete_expired_records({held_name, expired_name, absent_name}, now) == 1);
+    CHECK(f.inspector().delete_expired_records({held_name, expired_name, absent_name}, now) == 1);
     std::set<std::string> left;
-    for (const auto& r : f.provider().list_locks()) left.insert(r.name);
+    for (const auto& r : f.inspector().list_locks()) left.insert(r.name);
     CHECK(left.count(held_name) == 1);
     CHECK(left.count(expired_name) == 0);
     // A cut-off before the record expired keeps it.
     auto again = f.provider().try_lock({expired_name, f.lease(1)});
     REQUIRE(again);
     again->unlock();
-    const auto before_expiry = f.provider().lock_time_now() - std::chrono::hours{1};
+    const auto before_expiry = f.inspector().lock_time_now() - std::chrono::hours{1};
     f.pass(f.lease(2));
-    CHECK(f.provider().delete_expired_records({expired_name}, before_expiry) == 0);
+    CHECK(f.inspector().delete_expired_records({expired_name}, before_expiry) == 0);
     CHECK(f.provider().try_lock({held_name, f.lease(8)}).has_value() == false);  // still held
 }

@@ -29,7 +29,7 @@ private:
 };
 
 timestamp stored_lock_until(lock_provider& provider, const std::string& name) {
-    for (const auto& record : provider.list_locks())
+    for (const auto& record : inspect(provider).list_locks())
         if (record.name == name) return record.lock_until;
     FAIL("lock \"" << name << "\" is not listed");
     return {};

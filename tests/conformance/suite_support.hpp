@@ -16,6 +16,8 @@ class fixture {
 public:
     fixture();
     lock_provider& provider() { return *provider_; }
+    /// The provider's lock_inspector (every backend under test has one).
+    lock_inspector& inspector() { return inspect(*provider_); }
     /// Moves the injected clock, or sleeps when the backend uses a server clock.
     void pass(std::chrono::milliseconds d);
     /// A lock name unique to this process and call, so tests never see each other's records.

@@ -53,7 +53,7 @@ TEST_CASE("conformance: names compare byte for byte", "[conformance][validation]
     CHECK_FALSE(f.provider().try_lock({base, f.lease(2)}));
     std::size_t listed = 0;
     try {
-        for (const auto& record : f.provider().list_locks()) listed += record.name == base;
+        for (const auto& record : f.inspector().list_locks()) listed += record.name == base;
         CHECK(listed == 1);
     } catch (const unsupported_operation_error&) {
     }

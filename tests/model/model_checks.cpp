@@ -55,7 +55,7 @@ void model_run::check_extended_handle(const lock_handle& h, const lock_handle& b
 
 void model_run::check_listing() {
     const timestamp before = clock_.read();
-    const auto records = fixture_.provider().list_locks();
+    const auto records = fixture_.inspector().list_locks();
     const time_span window = clock_.window(before, clock_.read());
     log_.note("at " + clock_.show(window));
     ++counts_.listings;

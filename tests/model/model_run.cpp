@@ -27,7 +27,7 @@ model_run::model_run(conformance::fixture& f, std::uint64_t seed, std::size_t lo
 model_run::~model_run() {
     for (auto& s : slots_) s.real.reset();  // their destructors unlock what is still held
     try {
-        fixture_.provider().delete_records(names_);  // the tables are shared by every run
+        fixture_.inspector().delete_records(names_);  // the tables are shared by every run
     } catch (const std::exception&) {
         // Best effort: the names are unique to this run, a leftover record disturbs nobody.
     }
@@ -140,7 +140,7 @@ void model_run::extend(int index, milliseconds at_most, milliseconds at_least) {
 void model_run::force_release(const std::string& name) {
     log_.begin(step_, "force_release(" + label(name) + ")");
     const timestamp before = clock_.read();
-    const bool released = fixture_.provider().force_release(name);
+    const bool released = fixture_.inspector().force_release(name);
     const time_span now = clock_.window(before, clock_.read());
     log_.note("at " + clock_.show(now));
     if (!resolve(model_.is_live(name, now), released, "released")) return;

@@ -18,7 +18,7 @@ milliseconds op_clock::measure_tolerance(lock_provider& provider) {
     milliseconds best = milliseconds::max();
     for (int i = 0; i < 5; ++i) {
         const timestamp before = system_clock::instance().now();
-        const timestamp server = provider.lock_time_now();
+        const timestamp server = inspect(provider).lock_time_now();
         const timestamp after = system_clock::instance().now() + milliseconds{1};
         const milliseconds offset =
             server < before ? before - server : (server > after ? server - after : milliseconds{0});

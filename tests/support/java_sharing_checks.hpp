@@ -29,7 +29,7 @@ void check_exclusion_with_java(Java& java, const std::string& java_owner, lock_p
     const lock_configuration config{"shared-job", std::chrono::minutes{1}};
     REQUIRE(java.lock("shared-job"));
     CHECK_FALSE(ours.try_lock(config));
-    const auto listed = ours.list_locks();
+    const auto listed = inspect(ours).list_locks();
     REQUIRE(listed.size() == 1);
     CHECK(listed.front().locked_by == java_owner);  // Java's times read fine
     CHECK(listed.front().lock_until > listed.front().locked_at);

@@ -13,7 +13,6 @@ namespace {
 class failing_unlock_provider final : public lock_provider {
 public:
     bool supports_fencing() const override { return false; }
-    std::vector<lock_record> list_locks() override { return {}; }
 
 private:
     std::optional<lease> do_try_lock(const lock_configuration& c, const std::string& owner) override {

@@ -42,7 +42,6 @@ private:
 class wait_unreachable_provider final : public lock_provider {
 public:
     bool supports_fencing() const override { return false; }
-    std::vector<lock_record> list_locks() override { return {}; }
 
 private:
     std::optional<lease> do_try_lock(const lock_configuration&, const std::string&) override {

@@ -113,7 +113,7 @@ TEST_CASE("redis: list_locks reports owner, expiry and fencing token, free locks
     REQUIRE(held);
     REQUIRE(freed);
     freed->unlock();
-    const auto records = provider->list_locks();
+    const auto records = inspect(*provider).list_locks();
     REQUIRE(records.size() == 2);
     for (const auto& r : records) {
         if (r.name == "held") {
@@ -133,7 +133,7 @@ TEST_CASE("redis: tokens never fall below the server clock in microseconds", "[r
     auto options = options_with_prefix("token-floor");
     auto provider = make_redis_lock_provider(options);
     raw_redis redis(options);
-    const auto before = provider->server_time();
+    const auto before = inspect(*provider).server_time();
     auto held = provider->try_lock({"job", milliseconds{5000}});
     REQUIRE(held);
     REQUIRE(before);
@@ -163,7 +163,7 @@ TEST_CASE("redis: java_compat lock \"x:fence\" and the fence key of lock \"x\" d
     REQUIRE(x_again);
     CHECK(*x_again->fencing_token() > *x->fencing_token());
     std::set<std::string> names;
-    for (const auto& r : provider->list_locks()) names.insert(r.name);
+    for (const auto& r : inspect(*provider).list_locks()) names.insert(r.name);
     CHECK(names == std::set<std::string>{"x", "x:fence"});
 }
 
@@ -178,7 +178,7 @@ TEST_CASE("redis: env separates environments on one server", "[redis]") {
     auto in_staging = b->try_lock({"job", milliseconds{5000}});
     CHECK(in_prod);
     CHECK(in_staging);
-    CHECK(a->list_locks().size() == 1);
+    CHECK(inspect(*a).list_locks().size() == 1);
 }
 
 TEST_CASE("redis: java_compat uses Java ShedLock's job-lock:<env>:<name> keys", "[redis]") {
@@ -198,7 +198,7 @@ TEST_CASE("redis: java_compat uses Java ShedLock's job-lock:<env>:<name> keys", 
         CHECK(redis.text({"SET", key, "ADDED:2024-06-01T00:00:00Z@java-host", "NX", "PX", "5000"}) == "(nil)");
         held->unlock();
         CHECK(redis.text({"EXISTS", key}) == "0");
-        CHECK(provider->list_locks().size() == 1);
+        CHECK(inspect(*provider).list_locks().size() == 1);
     }
     SECTION("without fencing") {
         options.env = test::unique_prefix("java-plain");

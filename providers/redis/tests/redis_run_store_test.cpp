@@ -94,7 +94,7 @@ TEST_CASE("redis run store: keys are streams beside the locks, apart per env, un
     auto provider = make_redis_lock_provider(p.options.server);
     auto held = provider->try_lock({"report", 5000ms});
     REQUIRE(held);
-    const auto locks = provider->list_locks();
+    const auto locks = inspect(*provider).list_locks();
     REQUIRE(locks.size() == 1);
     CHECK(locks[0].name == "report");
     held->unlock();
