@@ -7,10 +7,19 @@
 
 #include <dlfcn.h>
 
-#include <cstring>
-
 namespace shedlock::cli {
 namespace {
+
+/// "" when the note names the config module of this ABI and build, else what the file is.
+std::string foreign_identity(const std::optional<module_identity>& note) {
+    if (!note) return "has no shedlock note: it is no config module of interface version " SHEDLOCK_MODULE_TEXT(SHEDLOCK_MODULE_ABI);
+    if (note->kind != module_kind::config) return "is another kind of shedlock module";
+    if (note->abi != SHEDLOCK_MODULE_ABI)
+        return "is a module of interface version " + std::to_string(note->abi) +
+               ", this program loads version " SHEDLOCK_MODULE_TEXT(SHEDLOCK_MODULE_ABI);
+    if (note->build == module_build()) return {};
+    return "is from another build (" + printable_text(note->build, 120) + "), this program is " + module_build();
+}
 
 const config_module_api& load_config_module() {
     const std::string file = module_dir(SHEDLOCK_CLI_MODULE_DIR_FROM_BIN, SHEDLOCK_CLI_MODULE_INSTALL_DIR) + "/config.so";
@@ -18,19 +27,20 @@ const config_module_api& load_config_module() {
         return configuration_error("cannot load the config module (it reads config files and runs the daemon): " + why +
                                    "; reinstall the shedlock package");
     };
-    if (const std::string why = incomplete_object(file); !why.empty()) throw fail(file + " " + why);
+    // Checked before dlopen, on the file dlopen then maps (module_files.hpp): complete, and of this
+    // build and ABI, so no code of a module of another build runs, not even its constructors.
+    module_file module(file);
+    if (const std::string why = module.incomplete(); !why.empty()) throw fail(why);
+    if (const std::string what = foreign_identity(module.identity()); !what.empty())
+        throw fail(printable_text(file, 400) + " " + what);
     // RTLD_LOCAL, never closed: the module's objects (triggers, errors) may outlive the call.
-    void* handle = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) throw fail(printable_text(::dlerror(), 400));
-    using entry_fn = const config_module_api* (*)();
-    const auto entry = reinterpret_cast<entry_fn>(::dlsym(handle, "shedlock_cli_config_module"));
-    const auto* build = static_cast<const char*>(::dlsym(handle, "shedlock_cli_config_module_build"));
-    if (entry == nullptr) throw fail(file + " has no entry point shedlock_cli_config_module");
-    // Checked before the entry point runs: the table's layout is only known for this build.
-    if (build == nullptr || std::strcmp(build, module_build()) != 0)
-        throw fail(file + " is from another build (" + (build ? printable_text(build, 120) : "no build identity") +
-                   "), this program is " + module_build());
-    return *entry();
+    void* handle = module.load();
+    if (handle == nullptr) throw fail(printable_text(file + ": " + ::dlerror(), 400));
+    using factory_fn = const config_module_api* (*)();
+    const auto factory = reinterpret_cast<factory_fn>(::dlsym(handle, SHEDLOCK_MODULE_TEXT(SHEDLOCK_CONFIG_MODULE_FACTORY)));
+    if (factory == nullptr)
+        throw fail(printable_text(file, 400) + " has no entry point " SHEDLOCK_MODULE_TEXT(SHEDLOCK_CONFIG_MODULE_FACTORY));
+    return *factory();
 }
 
 }  // namespace

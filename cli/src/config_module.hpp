@@ -3,8 +3,8 @@
 // the first time a command needs them: `run --config`, `runs --config`, `daemon`. They bring
 // toml++ and date-tz, whose static initialisers build the iostreams and their locale, and the
 // scheduler's code: about 0.5 MB of peak RSS that a plain `shedlock run -p URI -- cmd` does not
-// pay (docs/tuning.md). Like the provider modules, the module carries hidden copies of the code it
-// shares with the program (--exclude-libs), and its build is checked before use (module_files.hpp).
+// pay (docs/tuning.md). Like the provider modules, it links the one shared core and carries hidden
+// copies of the CLI code it shares with the program; its build is checked before dlopen (module_files.hpp).
 
 #include "daemon_command.hpp"
 #include "log.hpp"
@@ -14,7 +14,8 @@
 
 namespace shedlock::cli {
 
-/// What the module offers (one instance, returned by its entry point shedlock_cli_config_module).
+/// What the module offers (one instance, returned by its factory shedlock_cli_config_module_v<ABI>,
+/// module_abi.hpp).
 struct config_module_api {
     /// `shedlock daemon` (daemon_command.hpp); the module logs at `level`.
     int (*daemon)(const daemon_options& options, log_level level);
@@ -25,7 +26,7 @@ struct config_module_api {
 };
 
 /// The module, loaded on first use. Throws configuration_error naming the file when it is missing,
-/// truncated or from another build (its exported shedlock_cli_config_module_build differs).
+/// truncated or from another build or ABI (its note, read before dlopen, names another).
 const config_module_api& config_module();
 
 }  // namespace shedlock::cli

@@ -1,17 +1,19 @@
 #pragma once
 // What the CLI checks of a plug-in module (the provider modules of provider_modules.hpp and the
-// config module of config_module.hpp): where modules are and that the file is a whole shared
-// object (before dlopen, which runs the module's static constructors), and that it comes from
-// this very build (after dlopen, before its entry point runs).
+// config module of config_module.hpp) before any of its code runs: where modules are, that the
+// file is a whole shared object, and that its note (module_abi.hpp) names this very build and
+// ABI. The file is opened once, and dlopen maps that open file, so what was checked is what runs.
+
+#include "module_elf.hpp"
 
 #include <string>
 
 namespace shedlock::cli {
 
 /// This build's identity (cli/module_build.cmake: version, compiler, flags, core's public
-/// headers). A module exports the same string, or the program refuses it: the version alone let
-/// a module of another build with the same version in, and a struct it shares with the program
-/// had another layout there.
+/// headers). A module carries the same string in its note, or the program refuses it: the version
+/// alone let a module of another build with the same version in, and a struct it shares with the
+/// program had another layout there.
 const char* module_build();
 
 /// The directory of modules that the install layout puts `from_bin` away from the program's
@@ -21,11 +23,32 @@ const char* module_build();
 /// module of theirs.
 std::string module_dir(const char* from_bin, const char* installed);
 
-/// Why `file` is not a whole shared object ("" when it is): not a regular file (a FIFO would
-/// block the open for good: it is opened non-blocking and checked first), not an ELF file of
-/// this word size, headers whose offsets and sizes add up past 2^64, or shorter than its own
-/// headers say, as a copy cut short by a full disk or an interrupted install is. dlopen would
-/// map such a file and die of SIGBUS (or SIGSEGV) touching the missing pages.
-std::string incomplete_object(const std::string& file);
+/// A module file, opened once (read-only, close-on-exec, non-blocking: a FIFO in its place would
+/// block an ordinary open for good) and kept open until dlopen has mapped it.
+class module_file {
+public:
+    explicit module_file(std::string path);
+    ~module_file();
+    module_file(const module_file&) = delete;
+    module_file& operator=(const module_file&) = delete;
+
+    /// Why this is not a whole shared object ("" when it is): it cannot be opened (the reason),
+    /// or incomplete_elf's reasons. Every message starts with the file's name (printable).
+    std::string incomplete() const;
+    /// The module's note (after incomplete() said ""); empty when it has none.
+    std::optional<module_identity> identity() const;
+    /// dlopen(RTLD_NOW | RTLD_LOCAL) of the file opened here: through /proc/self/fd/N when /proc
+    /// shows this descriptor, so that a file swapped in after the checks is not the one mapped;
+    /// without /proc, by its path (the checks and the mapping may then see two files). nullptr as
+    /// dlopen, dlerror() saying why. Once mapped, the descriptor stays open for the life of the
+    /// process: glibc knows the module by the name /proc/self/fd/N, and a later module opened
+    /// under the same number would be taken for this one.
+    void* load();
+
+private:
+    std::string path_;
+    int fd_;
+    int open_errno_;
+};
 
 }  // namespace shedlock::cli

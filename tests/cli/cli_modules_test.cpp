@@ -14,6 +14,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -335,4 +337,111 @@ TEST_CASE("cli: a FIFO in place of the config module is refused, not waited on",
     CHECK(exit_status_of(wait_status) == 78);
     CHECK_THAT(read_file(err), Contains("cannot load the config module") &&
                                    Contains("config.so is not a regular file (it is a FIFO)"));
+}
+
+namespace {
+
+/// Where a planted module's static constructor records that dlopen ran it (test_provider_module.cpp).
+std::string constructor_marker(const std::string& name) {
+    const std::string marker = scratch_dir() + "/" + name + ".loaded";
+    std::filesystem::remove(marker);
+    ::setenv("SHEDLOCK_TEST_MODULE_LOADED", marker.c_str(), 1);
+    return marker;
+}
+
+}  // namespace
+
+TEST_CASE("cli: a module of another build or module ABI is refused before dlopen: its constructors never run",
+          "[cli][modules]") {
+    // The build identity and the ABI are read from the module's ELF note (module_abi.hpp) before
+    // dlopen, so not even the static constructor of such a module runs.
+    for (const auto& [kind, module, what] :
+         {std::tuple{"foreign", SHEDLOCK_TEST_MODULE_FOREIGN, "from another build of that version"},
+          std::tuple{"abi", SHEDLOCK_TEST_MODULE_ABI, "a module of interface version"}}) {
+        INFO(kind);
+        const std::string loaded = constructor_marker(std::string("refused-") + kind);
+        const std::string marker = module_marker(std::string("refused-") + kind);
+        const auto r = run_cli_with_modules(fresh_module_dir(std::string("refused-") + kind, {{"sqlite.so", module}}),
+                                            {"schema", "apply", "-p", sqlite_uri()});
+        ::unsetenv("SHEDLOCK_TEST_MODULE_LOADED");
+        INFO(r.err);
+        CHECK(r.status == 78);
+        CHECK_THAT(r.err, Contains("sqlite.so is not a provider module of shedlock") && Contains(what) &&
+                              Contains("reinstall the shedlock package"));
+        CHECK_FALSE(std::filesystem::exists(loaded));
+        CHECK_FALSE(std::filesystem::exists(marker));
+    }
+}
+
+TEST_CASE("cli: a shared object without a shedlock note is refused before dlopen", "[cli][modules]") {
+    // A module of the interface before notes, or any other library put in a module's place: here
+    // the CLI's own shared core.
+    const auto r = run_cli_with_modules(fresh_module_dir("no-note", {{"memory.so", SHEDLOCK_CLI_CORE}}),
+                                        {"schema", "apply", "-p", "memory:"});
+    INFO(r.err);
+    CHECK(r.status == 78);
+    CHECK_THAT(r.err, Contains("memory.so is not a provider module of shedlock") && Contains("no shedlock note"));
+}
+
+TEST_CASE("cli: a module registers into the program's registry: one shared core", "[cli][modules]") {
+    // The planted module appends "global" when the registry it is given is provider_registry::global()
+    // as the module sees it: with a copy of core of its own (as before), it saw another registry.
+    // Once through the program's loader, once with the config module loaded beside it.
+    const std::string dir = fresh_module_dir("shared-core", {{"sqlite.so", SHEDLOCK_TEST_MODULE_OWN}});
+    const std::string config = scratch_dir() + "/shared-core.toml";
+    std::ofstream(config) << "[shedlock]\nprovider = \"" << sqlite_uri() << "\"\n[tasks.t]\nlock_at_most_for = \"10s\"\n";
+    const std::string log = scratch_dir() + "/shared-core.registry";
+    ::setenv("SHEDLOCK_TEST_MODULE_SCHEME", "sqlite", 1);
+    ::setenv("SHEDLOCK_TEST_MODULE_REGISTRY", log.c_str(), 1);
+    for (const auto& args : {std::vector<std::string>{"locks", "-p", sqlite_uri()},
+                             std::vector<std::string>{"run", "-c", config, "--task", "t", "--", "true"}}) {
+        INFO(args[0]);
+        std::filesystem::remove(log);
+        const auto r = run_cli_with_modules(dir, args);
+        INFO(r.err);
+        CHECK(r.status == 78);  // the test backend opens nothing
+        CHECK_THAT(r.err, Contains("has no lock provider"));
+        CHECK(read_file(log) == "other\nglobal\n");  // the scratch registry, then the program's
+    }
+    ::unsetenv("SHEDLOCK_TEST_MODULE_SCHEME");
+    ::unsetenv("SHEDLOCK_TEST_MODULE_REGISTRY");
+}
+
+TEST_CASE("cli: a run maps one shared core, shared by the program and its modules", "[cli][modules]") {
+    const std::string config = scratch_dir() + "/one-core.toml";
+    std::ofstream(config) << "[shedlock]\nprovider = \"" << sqlite_uri() << "\"\n[tasks.t]\nlock_at_most_for = \"10s\"\n";
+    const auto r = run_cli({"run", "-c", config, "--task", "t", "--", "sh", "-c", "cat /proc/$PPID/maps"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.out, Contains("providers/sqlite.so") && Contains("cli/config.so") && Contains("libshedlock-core.so"));
+    std::set<std::string> cores;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);)
+        if (line.find("libshedlock-core") != std::string::npos) cores.insert(line.substr(line.rfind(' ') + 1));
+    CHECK(cores.size() == 1);
+}
+
+TEST_CASE("cli: a provider module in place of the config module is refused before dlopen", "[cli][modules]") {
+    // As for the truncated config module: a copy of the program, whose config.so is a provider module.
+    const std::filesystem::path cli(SHEDLOCK_CLI_PATH);
+    const std::filesystem::path modules = std::filesystem::path(SHEDLOCK_MEMORY_MODULE).parent_path().parent_path();
+    const std::filesystem::path root = scratch_dir() + "/provider-as-config";
+    std::filesystem::remove_all(root);
+    const auto copy_bin = root / "bin";
+    const auto copy_config = (copy_bin / (modules / "cli").lexically_relative(cli.parent_path())).lexically_normal();
+    std::filesystem::create_directories(copy_bin);
+    std::filesystem::create_directories(copy_config);
+    std::filesystem::copy_file(cli, copy_bin / "shedlock");
+    std::filesystem::copy_file(SHEDLOCK_TEST_MODULE_OWN, copy_config / "config.so");
+    const std::string config = root.string() + "/shedlock.toml";
+    std::ofstream(config) << "[shedlock]\nprovider = \"memory:\"\n[tasks.t]\nlock_at_most_for = \"10s\"\n";
+    const std::string err = root.string() + "/stderr";
+    const std::string loaded = root.string() + "/loaded";
+    const int wait_status = std::system(("SHEDLOCK_TEST_MODULE_LOADED='" + loaded + "' '" +
+                                         (copy_bin / "shedlock").string() + "' run -c '" + config +
+                                         "' --task t -- true 2>'" + err + "'").c_str());
+    INFO(read_file(err));
+    CHECK(exit_status_of(wait_status) == 78);
+    CHECK_THAT(read_file(err), Contains("cannot load the config module") && Contains("another kind of shedlock module"));
+    CHECK_FALSE(std::filesystem::exists(loaded));
 }

@@ -1,0 +1,95 @@
+# The one shared core of the CLI and its plug-in modules (cli/src/module_abi.hpp), and how a module
+# is linked against it. Included by cli/CMakeLists.txt after the layout variables are set.
+#
+# shedlock_cli_core is libshedlock-core.so.<ABI> in <libdir>/shedlock (a private directory: the
+# installed CMake package and shedlock::core stay static). It is made from shedlock::core's own
+# objects, so nothing is compiled twice. The CLI, the config module and every provider module link
+# it, so one process holds one copy of core: one provider registry (a module registers into the
+# program's), one logger, one set of types. It exports every core symbol (core's default
+# visibility), and a module's uses of core's inline functions bind to it too.
+file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/src/module_abi.hpp module_abi_line REGEX "^#define SHEDLOCK_MODULE_ABI [0-9]+$")
+string(REGEX REPLACE ".* " "" SHEDLOCK_MODULE_ABI "${module_abi_line}")
+if(NOT SHEDLOCK_MODULE_ABI)
+  message(FATAL_ERROR "cli/src/module_abi.hpp: no #define SHEDLOCK_MODULE_ABI <number>")
+endif()
+
+# A module links the libraries its components link (shedlock_cli_module_parts). Their imported
+# targets are local to each component's folder, except the pkg-config ones (GLOBAL): found again
+# here, as the components found them.
+if(TARGET shedlock_sqlite)
+  find_package(SQLiteCpp QUIET)
+endif()
+if(TARGET shedlock_scheduler)
+  find_package(Boost 1.74 QUIET)
+  find_package(date CONFIG QUIET)
+endif()
+if(TARGET shedlock_config)
+  find_package(tomlplusplus CONFIG QUIET)
+endif()
+
+add_library(shedlock_cli_core SHARED $<TARGET_OBJECTS:shedlock_core>)
+set_target_properties(shedlock_cli_core PROPERTIES OUTPUT_NAME shedlock-core
+  SOVERSION ${SHEDLOCK_MODULE_ABI} VERSION ${SHEDLOCK_MODULE_ABI}
+  LIBRARY_OUTPUT_DIRECTORY ${cli_private_build_dir} INSTALL_RPATH "")
+target_include_directories(shedlock_cli_core PUBLIC $<TARGET_PROPERTY:shedlock_core,INTERFACE_INCLUDE_DIRECTORIES>)
+target_compile_features(shedlock_cli_core PUBLIC cxx_std_20)
+target_link_libraries(shedlock_cli_core PUBLIC Threads::Threads)
+target_link_options(shedlock_cli_core PRIVATE -Wl,--no-undefined)
+install(TARGETS shedlock_cli_core LIBRARY DESTINATION ${cli_private_install_dir} COMPONENT cli NAMELINK_SKIP)
+
+# shedlock_cli_module_parts(<component> <objects var> <links var> <targets var>): what a module made of the
+# shedlock component <component> (e.g. sqlite) links instead of its static library: the objects
+# of it and of every shedlock component it needs, except core's (the shared core has them), and
+# the other libraries they link (SQLiteCpp, libpq, ...). Linking shedlock::<component> itself
+# would bring a second, static copy of core along (its transitive link). <targets var>: the
+# components whose headers and definitions the module's own sources may use.
+function(shedlock_cli_module_parts component objects_var links_var usage_var)
+  set(objects "")
+  set(links "")
+  set(pending shedlock_${component})
+  set(seen "")
+  set(usage "")
+  while(pending)
+    list(POP_FRONT pending target)
+    if(target IN_LIST seen)
+      continue()
+    endif()
+    list(APPEND seen ${target})
+    list(APPEND objects $<TARGET_OBJECTS:${target}>)
+    list(APPEND usage ${target})
+    get_target_property(items ${target} LINK_LIBRARIES)
+    foreach(item IN LISTS items)
+      if(item MATCHES "^shedlock::(.+)$" AND TARGET shedlock_${CMAKE_MATCH_1})
+        if(NOT CMAKE_MATCH_1 STREQUAL "core")
+          list(APPEND pending shedlock_${CMAKE_MATCH_1})
+        endif()
+      elseif(item)
+        list(APPEND links ${item})
+      endif()
+    endforeach()
+  endwhile()
+  list(REMOVE_DUPLICATES links)
+  set(${objects_var} ${objects} PARENT_SCOPE)
+  set(${links_var} ${links} PARENT_SCOPE)
+  set(${usage_var} ${usage} PARENT_SCOPE)
+endfunction()
+
+# shedlock_cli_module(<target> <output dir> <component> SOURCES ...): a plug-in module made of
+# SOURCES and the component's objects (shedlock_cli_module_parts), linked against the shared core;
+# found at run time by soname (the program has loaded the core already) or beside its directory.
+function(shedlock_cli_module target output_dir component)
+  cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
+  shedlock_cli_module_parts(${component} objects links components)
+  add_library(${target} MODULE ${ARG_SOURCES} ${objects})
+  foreach(used IN LISTS components)
+    target_include_directories(${target} PRIVATE $<TARGET_PROPERTY:${used},INTERFACE_INCLUDE_DIRECTORIES>)
+    target_compile_definitions(${target} PRIVATE $<TARGET_PROPERTY:${used},INTERFACE_COMPILE_DEFINITIONS>)
+  endforeach()
+  set_target_properties(${target} PROPERTIES PREFIX "" LIBRARY_OUTPUT_DIRECTORY ${output_dir}
+    CXX_VISIBILITY_PRESET hidden INSTALL_RPATH "$ORIGIN/..")
+  target_link_libraries(${target} PRIVATE shedlock_cli_core ${links} shedlock_cli_module_build)
+  # Every symbol resolved when linked; the archives of other libraries stay private to the module.
+  target_link_options(${target} PRIVATE -Wl,--exclude-libs,ALL -Wl,--no-undefined)
+  shedlock_warnings(${target})
+  add_dependencies(shedlock_cli ${target})
+endfunction()
