@@ -85,11 +85,12 @@ check_contents() {
   step "package contents"
   expect_member "$deb_cli" /usr/bin/shedlock '/usr/share/man/man1/shedlock\.1(\.gz)?' \
     /etc/shedlock/shedlock.toml /lib/systemd/system/shedlock.service \
-    '/usr/lib/(.+/)?shedlock/providers/sqlite\.so' '/usr/lib/(.+/)?shedlock/cli/config\.so'
-  # The CLI's only libraries are its modules (providers, and the config module); headers and
-  # archives are the -dev package's.
+    '/usr/lib/(.+/)?shedlock/providers/sqlite\.so' '/usr/lib/(.+/)?shedlock/cli/config\.so' \
+    '/usr/lib/(.+/)?shedlock/libshedlock-core\.so\.[0-9]+'
+  # The CLI's only libraries are its modules (providers, and the config module) and the private
+  # shared core they and the program link (issue 22); headers and archives are the -dev package's.
   if package_files "$deb_cli" | grep -E '^/usr/(include|lib)/' |
-     grep -Evq '^/usr/lib/(.+/)?shedlock/(providers/[a-z]+|cli/config)\.so$'; then
+     grep -Evq '^/usr/lib/(.+/)?shedlock/((providers/[a-z]+|cli/config)\.so|libshedlock-core\.so\.[0-9]+)$'; then
     fail "$(basename "$deb_cli") holds files under /usr/include or /usr/lib other than its modules"
   fi
   expect_member "$deb_dev" /usr/include/shedlock/lock_provider.hpp \
