@@ -1,6 +1,7 @@
 #include "instance_heartbeat.hpp"
 
 #include <shedlock/duration.hpp>
+#include <shedlock/lock_inspector.hpp>
 
 namespace shedlock::detail {
 
@@ -52,9 +53,10 @@ void instance_heartbeat::beat() {
 
 void instance_heartbeat::prune_expired_records() {
     try {
-        const auto records = provider_.list_locks();
-        const auto expired = heartbeat_records_to_delete(records, provider_.lock_time_now());
-        if (!expired.empty()) provider_.delete_records(expired);
+        auto& records_of = inspect(provider_);
+        const auto records = records_of.list_locks();
+        const auto expired = heartbeat_records_to_delete(records, records_of.lock_time_now());
+        if (!expired.empty()) records_of.delete_records(expired);
     } catch (const std::exception&) {
         // A backend that cannot list or delete keeps its old records; they only take a row each.
     }
@@ -64,7 +66,7 @@ void instance_heartbeat::remove_own_record() noexcept {
     if (!held_) return;
     try {
         held_->unlock();  // first, so the handle has nothing left to release
-        provider_.delete_records({record_.name()});
+        inspect(provider_).delete_records({record_.name()});
     } catch (const std::exception&) {
         // The backend is down: the record stays unrenewed, as after a crash, until pruned.
     }

@@ -5,6 +5,7 @@
 #include "scheduler_impl.hpp"
 
 #include <shedlock/error.hpp>
+#include <shedlock/lock_inspector.hpp>
 
 namespace shedlock {
 namespace {
@@ -42,10 +43,11 @@ void scheduler::impl::sweep_rendered_locks() {
     // One worker sweeps; the others go on with their firings.
     if (now < due || !next_sweep_ns.compare_exchange_strong(due, now + interval.count())) return;
     try {
-        const auto records = locks.list_locks();
-        const auto cutoff = locks.lock_time_now() - retention;  // after listing, as the status page does
+        auto& records_of = inspect(locks);
+        const auto records = records_of.list_locks();
+        const auto cutoff = records_of.lock_time_now() - retention;  // after listing, as the status page does
         const auto names = expired_rendered_names(records, cutoff);
-        if (!names.empty()) locks.delete_expired_records(names, cutoff);
+        if (!names.empty()) records_of.delete_expired_records(names, cutoff);
     } catch (const unsupported_operation_error& e) {
         sweep_unsupported = true;
         warn(std::string("expired records of rendered lock names are kept: ") + e.what());

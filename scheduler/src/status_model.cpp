@@ -4,6 +4,7 @@
 #include "status_text.hpp"
 
 #include <shedlock/duration.hpp>
+#include <shedlock/lock_inspector.hpp>
 #include <shedlock/owner_token.hpp>
 
 namespace shedlock::detail {
@@ -62,8 +63,9 @@ status_snapshot take_snapshot(scheduler& s, heartbeat_watch& heartbeats) {
     std::map<std::string, std::chrono::milliseconds> at_most;
     for (const auto& t : out.tasks) at_most[t.lock_name] = t.lock_at_most_for;
     try {
-        auto records = s.provider().list_locks();
-        out.now = s.provider().lock_time_now();  // after listing: see lock_provider::lock_time_now
+        auto& records_of = inspect(s.provider());
+        auto records = records_of.list_locks();
+        out.now = records_of.lock_time_now();  // after listing: see lock_inspector::lock_time_now
         const auto processes = heartbeats.observe(records, out.now);
         for (auto& r : records) {
             lock_view v;

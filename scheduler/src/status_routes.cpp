@@ -6,6 +6,7 @@
 #include "status_text.hpp"
 
 #include <shedlock/duration.hpp>
+#include <shedlock/lock_inspector.hpp>
 #include <shedlock/utf8.hpp>
 
 #include <algorithm>
@@ -28,7 +29,7 @@ http_answer unhealthy_answer(const std::string& error, bool details) {
 http_answer health_answer(scheduler& s, bool details, health_memory& memory) {
     if (!s.running()) return {503, "text/plain; charset=utf-8", "unavailable: the scheduler is not running\n"};
     try {
-        (void)s.provider().list_locks();
+        (void)inspect(s.provider()).list_locks();
     } catch (const std::exception& e) {
         const auto error = redact_uri_passwords(e.what());
         memory.remember(error);

@@ -51,11 +51,13 @@ private:
 };
 
 /// Grants every lock at once, except that acquiring `slow_name` first waits at `gate`.
-class gated_provider final : public lock_provider {
+class gated_provider final : public lock_provider, public lock_inspector {
 public:
     gated_provider(std::string slow_name, rendezvous& gate) : slow_name_(std::move(slow_name)), gate_(gate) {}
     bool supports_fencing() const override { return false; }
+    lock_inspector* inspector() noexcept override { return this; }
     std::vector<lock_record> list_locks() override { return {}; }
+    timestamp lock_time_now() override { return clock().now(); }
     bool slow_call_was_let_through() const { return let_through_.load(); }
 
 private:
@@ -69,6 +71,7 @@ private:
         return std::nullopt;
     }
 
+    void do_force_release(const lock_record&, timestamp) override {}
     std::string slow_name_;
     rendezvous& gate_;
     std::atomic<bool> let_through_{false};

@@ -220,7 +220,7 @@ TEST_CASE("heartbeat housekeeping at start-up, on a provider with an injected cl
     manual_clock lock_time;
     providers::memory_lock_provider provider(lock_time);
     const auto listed = [&](const std::string& name) {
-        for (const auto& r : provider.list_locks())
+        for (const auto& r : inspect(provider).list_locks())
             if (r.name == name) return true;
         return false;
     };

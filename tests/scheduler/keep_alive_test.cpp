@@ -77,5 +77,5 @@ TEST_CASE("keep-alive: a failed extension records lock_lost and requests cancell
     const auto r = store.last_runs("fragile", 1).front();
     CHECK(r.lock_lost);
     CHECK_THAT(r.message, Catch::Contains("lock lost"));
-    CHECK(locks.list_locks().at(0).locked_by == thief->lease().owner);  // the thief's lock untouched
+    CHECK(inspect(locks).list_locks().at(0).locked_by == thief->lease().owner);  // the thief's lock untouched
 }

@@ -194,11 +194,13 @@ std::string send_and_read(std::uint16_t port, const std::string& bytes) {
 /// list_locks() blocks while frozen, as a read from a server stopped by SIGSTOP does (or, with
 /// `gives_up_after`, fails after that long, as a provider with its own client-side timeout
 /// does); try_lock finds every lock held elsewhere.
-class frozen_provider final : public lock_provider {
+class frozen_provider final : public lock_provider, public lock_inspector {
 public:
     explicit frozen_provider(std::optional<std::chrono::milliseconds> gives_up_after = std::nullopt)
         : gives_up_after_(gives_up_after) {}
     bool supports_fencing() const override { return true; }
+    lock_inspector* inspector() noexcept override { return this; }
+    timestamp lock_time_now() override { return clock().now(); }
     std::vector<lock_record> list_locks() override {
         std::unique_lock lock(mutex_);
         const auto thawed = [this] { return !frozen_; };
@@ -226,6 +228,7 @@ private:
     std::optional<lease> do_extend(const lease&, std::chrono::milliseconds, std::chrono::milliseconds) override {
         return std::nullopt;
     }
+    void do_force_release(const lock_record&, timestamp) override {}
     std::optional<std::chrono::milliseconds> gives_up_after_;
     std::mutex mutex_;
     std::condition_variable thawed_;

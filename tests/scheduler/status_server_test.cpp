@@ -167,7 +167,7 @@ TEST_CASE("status server: a port in use and bad addresses are clear errors and s
 TEST_CASE("status server: its heartbeat record lives while it serves and is deleted after", "[status_server]") {
     served_scheduler app;
     const auto heartbeat = [&]() -> std::optional<lock_record> {
-        for (auto& r : app.locks.list_locks())
+        for (auto& r : inspect(app.locks).list_locks())
             if (r.name.rfind("shedlock-heartbeat:100:", 0) == 0) return r;
         return std::nullopt;
     };
@@ -179,7 +179,7 @@ TEST_CASE("status server: its heartbeat record lives while it serves and is dele
         const auto first = *heartbeat();
         CHECK(first.name.size() == std::string("shedlock-heartbeat:100:").size() + 16);  // fits 64 characters
         CHECK(process_of_owner(first.locked_by) == this_process());
-        CHECK(first.lock_until - app.locks.lock_time_now() > 23h);  // outlives the process on every backend
+        CHECK(first.lock_until - inspect(app.locks).lock_time_now() > 23h);  // outlives the process on every backend
         CHECK(wait_for([&] { return heartbeat()->lock_until > first.lock_until; }, 10s));  // renewed
         CHECK(contains(http_get(server->port(), "/api/locks").body, "\"name\":\"" + first.name + "\""));
     }

@@ -153,7 +153,7 @@ TEST_CASE("templated lock: expired records of rendered names are deleted after t
                     lock_name("tpl-{datetime}")));
     const auto names = [&] {
         std::set<std::string> out;
-        for (const auto& r : locks.list_locks()) out.insert(r.name);
+        for (const auto& r : inspect(locks).list_locks()) out.insert(r.name);
         return out;
     };
     s.start();
