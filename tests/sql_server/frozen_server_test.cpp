@@ -1,8 +1,8 @@
-// A PostgreSQL server that stops answering mid-session (a process stopped by SIGSTOP, a network
-// that went silent): the kernel still acknowledges TCP, so only a client-side deadline ends the
+// A server that stops answering mid-session (a process stopped by SIGSTOP, a network that went
+// silent), on every SQL server backend: the kernel still acknowledges TCP, so only a client-side deadline ends the
 // wait. A private proxy stands in for the freeze; the shared server is never stopped.
 #include "fake_server.hpp"
-#include "postgres_test_server.hpp"
+#include "sql_server_suite.hpp"
 #ifdef SHEDLOCK_TEST_WITH_SCHEDULER
 #include "http_get.hpp"
 
@@ -11,9 +11,6 @@
 #endif
 
 #include <shedlock/error.hpp>
-#include <shedlock/providers/postgres_lock_provider.hpp>
-
-#include <catch2/catch.hpp>
 
 #include <netinet/in.h>
 #include <poll.h>
@@ -24,7 +21,7 @@
 #include <future>
 
 using namespace shedlock;
-using namespace shedlock::providers;
+using namespace shedlock::test::sql_server;
 using namespace std::chrono_literals;
 
 namespace {
@@ -72,11 +69,10 @@ private:
 
 /// The test server through `proxy`: one pooled connection (the proxy forwards one at a time),
 /// a 1 s statement_timeout and a 2 s connect_timeout, so the provider's deadline is 3 s.
-postgres_options through(const freezable_proxy& proxy, const std::string& table) {
-    auto o = postgres_options::from_uri(parse_provider_uri(test::postgres_server::uri()));
+lock_options through(const freezable_proxy& proxy, const std::string& table) {
+    auto o = options_for(table);
     o.host = "127.0.0.1";
     o.port = proxy.port();
-    o.table = table + "_" + std::to_string(::getpid());
     o.pool_size = 1;
     o.statement_timeout = 1s;
     o.connect_timeout = 2s;
@@ -84,14 +80,14 @@ postgres_options through(const freezable_proxy& proxy, const std::string& table)
     return o;
 }
 
-int test_server_port() { return postgres_options::from_uri(parse_provider_uri(test::postgres_server::uri())).port; }
+int test_server_port() { return backend().server_options().port; }
 
 }  // namespace
 
-TEST_CASE("postgres: a server that stops answering fails the call instead of blocking it", "[postgres]") {
+SQL_SERVER_CASE("{name}: a server that stops answering fails the call instead of blocking it", "") {
     freezable_proxy proxy(test_server_port());
     const auto o = through(proxy, "frozen");
-    auto provider = make_postgres_lock_provider(o);
+    auto provider = make_provider(o);
     REQUIRE(provider->list_locks().empty());
 
     proxy.freeze();
@@ -106,16 +102,16 @@ TEST_CASE("postgres: a server that stops answering fails the call instead of blo
         FAIL("list_locks() on a frozen server returned records");
     } catch (const storage_error& e) {
         CHECK(e.category() == storage_category::unavailable);
-        CHECK_THAT(e.what(), Catch::Contains("no answer within 3 s"));
+        CHECK_THAT(e.what(), Catch::Contains(backend().no_answer_error));
     }
-    test::postgres_server::exec("DROP TABLE IF EXISTS " + o.table);
+    backend().exec("DROP TABLE IF EXISTS " + o.table);
 }
 
 #ifdef SHEDLOCK_TEST_WITH_SCHEDULER
-TEST_CASE("postgres: with the server frozen, the status server still answers /metrics and /healthz", "[postgres]") {
+SQL_SERVER_CASE("{name}: with the server frozen, the status server still answers /metrics and /healthz", "") {
     freezable_proxy proxy(test_server_port());
     const auto o = through(proxy, "frozen_status");
-    auto provider = make_postgres_lock_provider(o);
+    auto provider = make_provider(o);
     memory_run_store runs;
     metrics_registry metrics;
     scheduler_options so;
@@ -140,6 +136,6 @@ TEST_CASE("postgres: with the server frozen, the status server still answers /me
     // Destroying the server waits for the list_locks() that is stuck: the provider's 3 s deadline ends it.
     server.reset();
     tasks.stop(5s);
-    test::postgres_server::exec("DROP TABLE IF EXISTS " + o.table);
+    backend().exec("DROP TABLE IF EXISTS " + o.table);
 }
 #endif

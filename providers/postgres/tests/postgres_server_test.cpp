@@ -1,5 +1,5 @@
-// PostgreSQL tests that watch or disturb the whole server, so they run alone (ctest RUN_SERIAL):
-// the WAL position across refused acquires, and stop/start of the real server.
+// PostgreSQL tests that watch the whole server, so they run alone (ctest RUN_SERIAL): the WAL
+// position across refused acquires. Stop/start of the real server: tests/sql_server/restart.
 #include "server_env.hpp"
 
 #include <shedlock/error.hpp>
@@ -10,7 +10,6 @@
 
 #include <unistd.h>
 
-#include <thread>
 
 using namespace shedlock;
 using namespace shedlock::providers;
@@ -77,60 +76,4 @@ TEST_CASE("postgres: a refused acquire writes no WAL", "[postgres][wal]") {
         });
         CHECK(classic_bytes > 0);
     }
-}
-
-TEST_CASE("postgres: server stop and start: storage_error while down, recovery without help", "[postgres][restart]") {
-    auto o = options_for("restart");
-    o.connect_timeout = std::chrono::seconds{2};
-    o.pool_size = 2;
-    auto provider = make_postgres_lock_provider(o);
-    auto before = provider->try_lock({"restart-held", std::chrono::minutes{5}});
-    REQUIRE(before);
-    CHECK(provider->try_lock({"restart-free", milliseconds{100}}));
-
-    test::control_server("SHEDLOCK_TEST_POSTGRES", "halt");
-    int failures = 0;
-    for (int i = 0; i < 5; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        try {
-            (void)provider->try_lock({"restart-free", milliseconds{100}});
-        } catch (const storage_error& e) {
-            ++failures;
-            CHECK(e.category() == storage_category::unavailable);
-            CHECK(std::string(e.what()).find("shedlock-test-pw") == std::string::npos);
-        }
-        // Does not hang: refused, or given up after the 2 s connect_timeout. Generous for a loaded
-        // machine; how fast is for bench/, not a test.
-        CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds{20});
-    }
-    CHECK(failures == 5);
-
-    test::control_server("SHEDLOCK_TEST_POSTGRES", "resume");
-    int failed_after_restart = 0;
-    std::optional<lock_handle> again;
-    for (int i = 0; i < 20 && !again; ++i) {
-        try {
-            again = provider->try_lock({"restart-free", milliseconds{100}});
-        } catch (const storage_error&) {
-            ++failed_after_restart;
-            std::this_thread::sleep_for(milliseconds{100});
-        }
-    }
-    CHECK(again);
-    CHECK(failed_after_restart <= 1);
-    CHECK_FALSE(provider->try_lock({"restart-held", std::chrono::minutes{5}}));  // the committed lock survived
-}
-
-TEST_CASE("postgres: a holder's unlock after a server restart releases the lock", "[postgres][restart]") {
-    // The pooled connection idled through the restart: the owner-checked unlock is retried once
-    // on a new connection instead of leaving the lock held until its lock_until.
-    auto o = options_for("restart_unlock");
-    o.connect_timeout = std::chrono::seconds{2};
-    auto provider = make_postgres_lock_provider(o);
-    auto held = provider->try_lock({"restart-unlock", std::chrono::minutes{5}});
-    REQUIRE(held);
-    test::control_server("SHEDLOCK_TEST_POSTGRES", "halt");
-    test::control_server("SHEDLOCK_TEST_POSTGRES", "resume");
-    CHECK_NOTHROW(held->unlock());
-    CHECK(provider->try_lock({"restart-unlock", std::chrono::minutes{5}}));
 }

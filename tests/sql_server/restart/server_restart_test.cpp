@@ -1,32 +1,43 @@
-// MariaDB stop/start of the real server, so it runs alone (ctest RUN_SERIAL).
+// Stop and start of the real server, on every SQL server backend: locks and claims while it is
+// down and after it is back. The server is stopped and started again on the same data, so these
+// cases run alone (the backends' serial programs).
+#include "idempotency_conformance.hpp"
+#include "idempotency_support.hpp"
 #include "server_env.hpp"
+#include "sql_claims_backend.hpp"
+#include "sql_server_suite.hpp"
 
 #include <shedlock/error.hpp>
-#include <shedlock/providers/mysql_lock_provider.hpp>
-
-#include <catch2/catch.hpp>
-
-#include <unistd.h>
 
 #include <thread>
 
 using namespace shedlock;
-using namespace shedlock::providers;
+using namespace shedlock::test::sql_server;
 using std::chrono::milliseconds;
 
-TEST_CASE("mysql: server stop and start: storage_error while down, recovery without help", "[mysql][restart]") {
-    auto o = providers::mysql_options::from_uri(
-        parse_provider_uri(test::required_env("SHEDLOCK_TEST_MYSQL_URI", "providers/mysql/server.sh")));
-    o.table = "restart_" + std::to_string(::getpid());
+namespace {
+
+void halt_server() { shedlock::test::control_server(backend().server_env, "halt"); }
+void resume_server() { shedlock::test::control_server(backend().server_env, "resume"); }
+
+lock_options restart_options(const std::string& table) {
+    auto o = options_for(table);
     o.create_schema_if_missing = true;
     o.connect_timeout = std::chrono::seconds{2};
+    return o;
+}
+
+}  // namespace
+
+SQL_SERVER_CASE("{name}: server stop and start: storage_error while down, recovery without help", "[restart]") {
+    auto o = restart_options("restart");
     o.pool_size = 2;
-    auto provider = make_mysql_lock_provider(o);
+    auto provider = make_provider(o);
     auto before = provider->try_lock({"restart-held", std::chrono::minutes{5}});
     REQUIRE(before);
     CHECK(provider->try_lock({"restart-free", milliseconds{100}}));
 
-    test::control_server("SHEDLOCK_TEST_MARIADB", "halt");
+    halt_server();
     int failures = 0;
     for (int i = 0; i < 5; ++i) {
         const auto start = std::chrono::steady_clock::now();
@@ -43,7 +54,7 @@ TEST_CASE("mysql: server stop and start: storage_error while down, recovery with
     }
     CHECK(failures == 5);
 
-    test::control_server("SHEDLOCK_TEST_MARIADB", "resume");
+    resume_server();
     int failed_after_restart = 0;
     std::optional<lock_handle> again;
     for (int i = 0; i < 20 && !again; ++i) {
@@ -59,19 +70,25 @@ TEST_CASE("mysql: server stop and start: storage_error while down, recovery with
     CHECK_FALSE(provider->try_lock({"restart-held", std::chrono::minutes{5}}));  // the committed lock survived
 }
 
-TEST_CASE("mysql: a holder's unlock after a server restart releases the lock", "[mysql][restart]") {
+SQL_SERVER_CASE("{name}: a holder's unlock after a server restart releases the lock", "[restart]") {
     // The pooled connection idled through the restart: the owner-checked unlock is retried once
     // on a new connection instead of leaving the lock held until its lock_until.
-    auto o = providers::mysql_options::from_uri(
-        parse_provider_uri(test::required_env("SHEDLOCK_TEST_MYSQL_URI", "providers/mysql/server.sh")));
-    o.table = "restart_unlock_" + std::to_string(::getpid());
-    o.create_schema_if_missing = true;
-    o.connect_timeout = std::chrono::seconds{2};
-    auto provider = make_mysql_lock_provider(o);
+    auto o = restart_options("restart_unlock");
+    auto provider = make_provider(o);
     auto held = provider->try_lock({"restart-unlock", std::chrono::minutes{5}});
     REQUIRE(held);
-    test::control_server("SHEDLOCK_TEST_MARIADB", "halt");
-    test::control_server("SHEDLOCK_TEST_MARIADB", "resume");
+    halt_server();
+    resume_server();
     CHECK_NOTHROW(held->unlock());
     CHECK(provider->try_lock({"restart-unlock", std::chrono::minutes{5}}));
+}
+
+SQL_SERVER_CASE("{name} idempotency store: claims survive a server restart", "[idempotency][restart]") {
+    // Nothing to drop: the table name is unique to this process and the scratch database is thrown away.
+    shedlock::test::sql_claims_backend<sql::sql_run_options> claims(
+        words().name, sql::sql_run_options{}, backend().make_claims, [](const std::string&) {});
+    conformance::check_claims_survive_restart(claims, [] {
+        halt_server();
+        resume_server();
+    });
 }

@@ -1,0 +1,104 @@
+// MySQL/MariaDB under the shared SQL-server suites (tests/sql_server): its test server, its
+// parts, and what it says where the backends differ.
+#include "mysql_test_server.hpp"
+#include "sql_server_suite.hpp"
+#include "tcp_client_ports.hpp"
+
+#include <shedlock/providers/mysql_idempotency_store.hpp>
+#include <shedlock/providers/mysql_lock_provider.hpp>
+#include <shedlock/providers/mysql_run_store.hpp>
+
+#include <unistd.h>
+
+namespace shedlock::test::sql_server {
+namespace {
+
+using namespace providers;
+namespace server = mysql_server;
+
+/// `run` on the test server, or on the server `on` names.
+mysql_run_options run_options_of(const sql::sql_run_options& run, const sql::server_options* on = nullptr) {
+    auto o = mysql_run_options::from_uri(parse_provider_uri(server::uri()));
+    static_cast<sql::sql_run_options&>(o) = run;
+    if (on) static_cast<sql::server_options&>(o.server) = *on;
+    return o;
+}
+
+/// KILLs this process's connections to the server (as an operator's KILL or a restart would),
+/// from a connection of its own, and waits until they are closed.
+void kill_own_connections() {
+    const int port = mysql_options::from_uri(parse_provider_uri(server::uri())).port;
+    const auto ports = tcp_client_ports(::getpid(), port);
+    REQUIRE_FALSE(ports.empty());
+    std::string hosts;
+    for (int p : ports) hosts += (hosts.empty() ? "'" : ", '") + std::string("127.0.0.1:") + std::to_string(p) + "'";
+    const auto ids = server::first_column("SELECT ID FROM information_schema.PROCESSLIST WHERE HOST IN (" + hosts +
+                                          ") AND ID <> CONNECTION_ID()");
+    REQUIRE(ids.size() == ports.size());
+    for (const auto& id : ids) server::exec("KILL CONNECTION " + id);
+    REQUIRE(wait_until_closed(::getpid(), port, ports));
+}
+
+context make_context() {
+    context c;
+    c.scheme = "mysql";
+    c.alias_scheme = "mariadb";
+    c.server_env = "SHEDLOCK_TEST_MARIADB";
+    c.password = server::password;
+    c.uri = server::uri;
+    c.exec = server::exec;
+    c.server_options = [] {
+        const auto o = mysql_options::from_uri(parse_provider_uri(server::uri()));
+        lock_options out;
+        static_cast<sql::sql_lock_options&>(out) = o;
+        static_cast<sql::server_options&>(out) = o;
+        return out;
+    };
+    c.make_provider = [](const lock_options& lock, const shedlock::clock& clock) {
+        auto o = mysql_options::from_uri(parse_provider_uri(server::uri()));
+        static_cast<sql::sql_lock_options&>(o) = lock;
+        static_cast<sql::server_options&>(o) = lock;
+        return make_mysql_lock_provider(o, clock);
+    };
+    c.read_run_uri = [](const std::string& uri) {
+        const auto o = mysql_run_options::from_uri(parse_provider_uri(uri));
+        return run_uri_parts{o, o.server};
+    };
+    c.read_lock_table = [](const std::string& uri) { return mysql_options::from_uri(parse_provider_uri(uri)).table; };
+    c.open_run_store = [](const run_uri_parts& p) { return make_mysql_run_store(run_options_of(p.run, &p.server)); };
+    c.make_claims = [](const sql::sql_run_options& o, const shedlock::clock& clock) {
+        return make_mysql_idempotency_store(run_options_of(o), clock);
+    };
+    c.kill_own_connections = kill_own_connections;
+    c.quote = [](const std::string& name) { return "`" + name + "`"; };
+    c.lock_until_ddl = "DATETIME(3)";
+    c.run_ddl_parts = {"AUTO_INCREMENT", "INDEX `{t}_task_id` (task, id)"};
+    c.claims_ddl_parts = {"VARBINARY(1020)"};
+    c.java_plain_table_ddl = [](const std::string& table) {
+        return "CREATE TABLE " + table + " (name VARCHAR(64) NOT NULL, lock_until TIMESTAMP(3) NOT NULL, "
+               "locked_at TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3), locked_by VARCHAR(255) NOT NULL, "
+               "PRIMARY KEY (name))";
+    };
+    c.auth_failure = "Access denied";
+    c.user_in_auth_error = [](const std::string& user) { return "'" + user + "'"; };
+    c.redacted_user_in_auth_error = "'***'";
+    c.table_qualifier = [](const lock_options& o) { return o.database; };
+    // The connector's read timeout (statement_timeout + 1 s, here 2 s) ends the wait; its words
+    // do not name the deadline as PostgreSQL's do.
+    c.no_answer_error = "Lost connection to server during query";
+    return c;
+}
+
+}  // namespace
+
+const case_words& words() {
+    static constexpr case_words mysql{"mysql", "database", "KILL CONNECTION"};
+    return mysql;
+}
+
+const context& backend() {
+    static const context mysql = make_context();
+    return mysql;
+}
+
+}  // namespace shedlock::test::sql_server

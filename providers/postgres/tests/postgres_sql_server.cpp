@@ -1,0 +1,104 @@
+// PostgreSQL under the shared SQL-server suites (tests/sql_server): its test server, its parts,
+// and what it says where the backends differ.
+#include "postgres_test_server.hpp"
+#include "sql_server_suite.hpp"
+#include "tcp_client_ports.hpp"
+
+#include <shedlock/providers/postgres_idempotency_store.hpp>
+#include <shedlock/providers/postgres_lock_provider.hpp>
+#include <shedlock/providers/postgres_run_store.hpp>
+
+#include <unistd.h>
+
+namespace shedlock::test::sql_server {
+namespace {
+
+using namespace providers;
+namespace server = postgres_server;
+
+postgres_options options_of(const sql::sql_lock_options& lock, const sql::server_options& on) {
+    auto o = postgres_options::from_uri(parse_provider_uri(server::uri()));
+    static_cast<sql::sql_lock_options&>(o) = lock;
+    static_cast<sql::server_options&>(o) = on;
+    return o;
+}
+
+/// `run` on the test server, or on the server `on` names.
+postgres_run_options run_options_of(const sql::sql_run_options& run, const sql::server_options* on = nullptr) {
+    auto o = postgres_run_options::from_uri(parse_provider_uri(server::uri()));
+    static_cast<sql::sql_run_options&>(o) = run;
+    if (on) static_cast<sql::server_options&>(o.server) = *on;
+    return o;
+}
+
+/// Terminates this process's connections to the server (as `pg_terminate_backend` by an operator
+/// or a restart would), from a connection of its own, and waits until they are closed.
+void terminate_own_connections() {
+    const int port = postgres_options::from_uri(parse_provider_uri(server::uri())).port;
+    const auto ports = tcp_client_ports(::getpid(), port);
+    REQUIRE_FALSE(ports.empty());
+    server::exec("SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity WHERE client_port IN (" +
+                 port_list(ports) + ") AND client_addr = inet_client_addr() AND pid <> pg_backend_pid()");
+    REQUIRE(wait_until_closed(::getpid(), port, ports));
+}
+
+context make_context() {
+    context c;
+    c.scheme = "postgresql";
+    c.alias_scheme = "postgres";
+    c.server_env = "SHEDLOCK_TEST_POSTGRES";
+    c.password = server::password;
+    c.uri = server::uri;
+    c.exec = server::exec;
+    c.server_options = [] {
+        const auto o = postgres_options::from_uri(parse_provider_uri(server::uri()));
+        lock_options out;
+        static_cast<sql::sql_lock_options&>(out) = o;
+        static_cast<sql::server_options&>(out) = o;
+        return out;
+    };
+    c.make_provider = [](const lock_options& o, const shedlock::clock& clock) {
+        return make_postgres_lock_provider(options_of(o, o), clock);
+    };
+    c.read_run_uri = [](const std::string& uri) {
+        const auto o = postgres_run_options::from_uri(parse_provider_uri(uri));
+        return run_uri_parts{o, o.server};
+    };
+    c.read_lock_table = [](const std::string& uri) { return postgres_options::from_uri(parse_provider_uri(uri)).table; };
+    c.open_run_store = [](const run_uri_parts& p) { return make_postgres_run_store(run_options_of(p.run, &p.server)); };
+    c.make_claims = [](const sql::sql_run_options& o, const shedlock::clock& clock) {
+        return make_postgres_idempotency_store(run_options_of(o), clock);
+    };
+    c.kill_own_connections = terminate_own_connections;
+    c.quote = [](const std::string& name) { return "\"" + name + "\""; };
+    c.lock_until_ddl = "\"lock_until\" TIMESTAMP NOT NULL";
+    c.run_ddl_parts = {"BIGSERIAL", "CREATE INDEX IF NOT EXISTS \"{t}_task_id\" ON \"{t}\" (task, id)"};
+    c.java_plain_table_ddl = [](const std::string& table) {
+        return "CREATE TABLE " + table + " (name VARCHAR(64) NOT NULL, lock_until TIMESTAMP NOT NULL, "
+               "locked_at TIMESTAMP NOT NULL, locked_by VARCHAR(255) NOT NULL, PRIMARY KEY (name))";
+    };
+    c.auth_failure = "password authentication failed";
+    c.user_in_auth_error = [](const std::string& user) { return "for user \"" + user + "\""; };
+    c.redacted_user_in_auth_error = "\"***\"";
+    c.table_qualifier = [](const lock_options&) {
+        server::exec("CREATE SCHEMA IF NOT EXISTS shedlock_ops");
+        return std::string("shedlock_ops");
+    };
+    c.session_timezone_env = "PGTZ";  // libpq sets the session's TimeZone from it
+    c.no_answer_error = "no answer within 3 s";
+    return c;
+}
+
+}  // namespace
+
+const case_words& words() {
+    static constexpr case_words postgres{"postgres", "schema", "pg_terminate_backend"};
+    return postgres;
+}
+
+const context& backend() {
+    static const context postgres = make_context();
+    return postgres;
+}
+
+}  // namespace shedlock::test::sql_server

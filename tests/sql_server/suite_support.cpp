@@ -1,0 +1,58 @@
+// The shared SQL-server suites' helpers: names from the backend's words, options and providers
+// on its test server.
+#include "sql_server_suite.hpp"
+
+#include <unistd.h>
+
+namespace shedlock::test::sql_server {
+namespace {
+
+void replace_all(std::string& text, const std::string& from, const std::string& to) {
+    for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+lock_options options_for(const std::string& table) {
+    auto o = backend().server_options();
+    o.table = table + "_" + std::to_string(::getpid());
+    return o;
+}
+
+std::unique_ptr<sql::sql_lock_provider> make_provider(const lock_options& options, const shedlock::clock& clock) {
+    return backend().make_provider(options, clock);
+}
+
+std::string with_table(const std::string& text, const std::string& table) {
+    std::string out = text;
+    replace_all(out, "{t}", table);
+    return out;
+}
+
+bool contains_all::match(const std::string& text) const {
+    for (const auto& part : parts_)
+        if (text.find(part) == std::string::npos) return false;
+    return true;
+}
+
+std::string contains_all::describe() const {
+    std::string out = "contains all of:";
+    for (const auto& part : parts_) out += " \"" + part + "\"";
+    return out;
+}
+
+case_registrar::case_registrar(void (*run)(), const char* title, const char* tags, const char* file,
+                               std::size_t line) {
+    const case_words& w = words();
+    std::string name = title;
+    replace_all(name, "{name}", w.name);
+    replace_all(name, "{qualified_by}", w.qualified_by);
+    replace_all(name, "{kill}", w.kill_words);
+    const std::string all_tags = "[" + std::string(w.name) + "]" + tags;
+    // AutoReg copies name and tags into the registry before these strings go.
+    Catch::AutoReg(Catch::makeTestInvoker(run), Catch::SourceLineInfo(file, line), Catch::StringRef(),
+                   Catch::NameAndTags{name, all_tags});
+}
+
+}  // namespace shedlock::test::sql_server
