@@ -70,7 +70,7 @@ std::string cut_short(std::uint64_t described, std::uint64_t size) {
 std::optional<module_identity> shedlock_note_in(const std::vector<char>& notes, std::size_t align) {
     std::size_t at = 0;
     const auto padded = [align](std::size_t n) { return (n + align - 1) / align * align; };
-    while (notes.size() - at >= sizeof(ElfW(Nhdr))) {
+    while (at <= notes.size() && notes.size() - at >= sizeof(ElfW(Nhdr))) {  // `at` may pass the end by padding
         ElfW(Nhdr) note;
         std::memcpy(&note, notes.data() + at, sizeof note);
         const std::size_t name_at = at + sizeof note;

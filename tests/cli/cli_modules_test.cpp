@@ -445,3 +445,31 @@ TEST_CASE("cli: a provider module in place of the config module is refused befor
     CHECK_THAT(read_file(err), Contains("cannot load the config module") && Contains("another kind of shedlock module"));
     CHECK_FALSE(std::filesystem::exists(loaded));
 }
+
+TEST_CASE("cli: a module whose note was altered is refused before dlopen", "[cli][modules]") {
+    // The memory module with its note (module_abi.hpp: sizes, type, "shedlock", ABI, build) edited
+    // in place: another ABI number, a description size past the segment, another kind of module.
+    const std::string whole = read_file(SHEDLOCK_MEMORY_MODULE);
+    const std::string owner("shedlock\0\0\0\0", 12);
+    const std::size_t at = whole.find(owner);
+    REQUIRE(at != std::string::npos);
+    REQUIRE(at >= 12);
+    const std::size_t note = at - 12;  // n_namesz, n_descsz, n_type, then the owner
+    const auto with_u32 = [&](std::size_t offset, std::uint32_t value) {
+        std::string data = whole;
+        for (int i = 0; i < 4; ++i) data[offset + i] = char(value >> (8 * i) & 0xff);
+        return data;
+    };
+    const std::string dir = fresh_module_dir("altered-note", {});
+    for (const auto& [what, data, message] :
+         {std::tuple{"ABI 7", with_u32(at + 12, 7), "a module of interface version 7"},
+          std::tuple{"description size 2^32-1", with_u32(note + 4, 0xffffffffu), "no shedlock note"},
+          std::tuple{"kind 2 (config)", with_u32(note + 8, 2), "another kind of shedlock module"}}) {
+        INFO(what);
+        std::ofstream(dir + "/memory.so", std::ios::binary | std::ios::trunc) << data;
+        const auto r = run_cli_with_modules(dir, {"schema", "apply", "-p", "memory:"});
+        INFO(r.err);
+        CHECK(r.status == 78);
+        CHECK_THAT(r.err, Contains("memory.so is not a provider module of shedlock") && Contains(message));
+    }
+}
