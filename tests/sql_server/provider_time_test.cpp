@@ -3,6 +3,8 @@
 // millisecond precision. Every case uses its own table.
 #include "sql_server_suite.hpp"
 
+#include <shedlock/lock_inspector.hpp>
+
 #include <cstdlib>
 
 using namespace shedlock;
@@ -24,7 +26,7 @@ SQL_SERVER_CASE("{name}: acquire reports new row, taken-over row and held row ex
     REQUIRE(second);
     CHECK(second->fencing_token() == std::optional<std::int64_t>{2});
     CHECK_FALSE(first->extend(milliseconds{60'000}));  // the former owner's row is gone
-    auto records = provider->list_locks();
+    auto records = inspect(*provider).list_locks();
     REQUIRE(records.size() == 1);
     CHECK(records[0].locked_by != "");
     CHECK(records[0].locked_at == clock.now());

@@ -81,6 +81,9 @@ lock_options options_for(const std::string& table);
 std::unique_ptr<sql::sql_lock_provider> make_provider(const lock_options& options,
                                                       const shedlock::clock& clock = system_clock::instance());
 
+/// The message of what `fn` throws, or "(no error)": for cases that check many bad inputs.
+std::string error_text(const std::function<void()>& fn);
+
 /// `text` with "{t}" replaced by `table`.
 std::string with_table(const std::string& text, const std::string& table);
 

@@ -1,5 +1,6 @@
 // The shared SQL-server suites' helpers: names from the backend's words, options and providers
 // on its test server.
+#include "java_sharing.hpp"
 #include "sql_server_suite.hpp"
 
 #include <unistd.h>
@@ -22,6 +23,29 @@ lock_options options_for(const std::string& table) {
 
 std::unique_ptr<sql::sql_lock_provider> make_provider(const lock_options& options, const shedlock::clock& clock) {
     return backend().make_provider(options, clock);
+}
+
+std::string fresh_table(const std::string& stem) {
+    const std::string table = stem + "_" + std::to_string(::getpid());
+    backend().exec("DROP TABLE IF EXISTS " + table);
+    return table;
+}
+
+std::unique_ptr<sql::sql_lock_provider> db_time_provider(const std::string& table) {
+    auto o = backend().server_options();
+    o.table = table;
+    o.use_db_time = true;
+    o.create_schema_if_missing = true;
+    return make_provider(o);
+}
+
+std::string error_text(const std::function<void()>& fn) {
+    try {
+        fn();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "(no error)";
 }
 
 std::string with_table(const std::string& text, const std::string& table) {

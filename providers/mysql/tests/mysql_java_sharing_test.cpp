@@ -2,13 +2,11 @@
 // MySqlServerTimeStatementsSource sends, run through the MariaDB C API beside our provider.
 #include "mysql_connection.hpp"  // a MariaDB Connector/C session with bound parameters
 #include "mysql_test_server.hpp"
-#include "java_sharing_checks.hpp"
+#include "java_sharing.hpp"
 
 #include <shedlock/providers/mysql_lock_provider.hpp>
 
 #include <catch2/catch.hpp>
-
-#include <unistd.h>
 
 #include <iostream>
 
@@ -52,32 +50,19 @@ private:
     std::string owner_;
 };
 
-std::string unique_table(const std::string& stem) { return stem + "_" + std::to_string(::getpid()); }
-
-std::unique_ptr<sql::sql_lock_provider> our_provider(const std::string& table) {
-    auto o = mysql_options::from_uri(parse_provider_uri(mysql_server::uri()));
-    o.table = table;
-    o.use_db_time = true;
-    o.create_schema_if_missing = true;
-    return make_mysql_lock_provider(o);
-}
-
 }  // namespace java_sharing
 
 using namespace java_sharing;
+using namespace shedlock::test::sql_server;
 
 TEST_CASE("mysql: Java ShedLock in db time re-locks right after its unlock, on our DDL and on its own", "[mysql][java]") {
     constexpr int cycles = 1000;
-    const std::string ours = unique_table("java_ours");
-    mysql_server::exec("DROP TABLE IF EXISTS " + ours);
-    (void)our_provider(ours);
-    java_instance on_ours(ours, "java-host-1");
-    const int refused_ours = shedlock::test::refused_java_relocks(on_ours, "relock", cycles);
+    const std::string ours = fresh_table("java_ours");
+    const int refused_ours = refused_relocks_on_our_ddl<java_instance>(ours, cycles);
 
     // Java's documented MySQL DDL. UTC_TIMESTAMP(3) is already whole milliseconds, so nothing
     // rounds here (unlike PostgreSQL's now()); the session time zone is UTC as ours sets it.
-    const std::string javas = unique_table("java_theirs");
-    mysql_server::exec("DROP TABLE IF EXISTS " + javas);
+    const std::string javas = fresh_table("java_theirs");
     mysql_server::exec("CREATE TABLE " + javas + "(name VARCHAR(64) NOT NULL, lock_until TIMESTAMP(3) NOT NULL, locked_at "
                        "TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3), locked_by VARCHAR(255) NOT NULL, PRIMARY KEY (name))");
     java_instance on_javas(javas, "java-host-1");
@@ -91,10 +76,5 @@ TEST_CASE("mysql: Java ShedLock in db time re-locks right after its unlock, on o
 }
 
 TEST_CASE("mysql: our provider and Java ShedLock's statements exclude each other on one table", "[mysql][java]") {
-    const std::string table = unique_table("java_shared");
-    mysql_server::exec("DROP TABLE IF EXISTS " + table);
-    auto ours = our_provider(table);
-    java_instance java(table, "java-host-2");
-    shedlock::test::check_exclusion_with_java(java, "java-host-2", *ours);
-    mysql_server::exec("DROP TABLE " + table);
+    check_exclusion_on_one_table<java_instance>();
 }

@@ -1,7 +1,7 @@
 // MySQL/MariaDB under the shared SQL-server suites (tests/sql_server): its test server, its
 // parts, and what it says where the backends differ.
+#include "backend_parts.hpp"
 #include "mysql_test_server.hpp"
-#include "sql_server_suite.hpp"
 #include "tcp_client_ports.hpp"
 
 #include <shedlock/providers/mysql_idempotency_store.hpp>
@@ -15,14 +15,6 @@ namespace {
 
 using namespace providers;
 namespace server = mysql_server;
-
-/// `run` on the test server, or on the server `on` names.
-mysql_run_options run_options_of(const sql::sql_run_options& run, const sql::server_options* on = nullptr) {
-    auto o = mysql_run_options::from_uri(parse_provider_uri(server::uri()));
-    static_cast<sql::sql_run_options&>(o) = run;
-    if (on) static_cast<sql::server_options&>(o.server) = *on;
-    return o;
-}
 
 /// KILLs this process's connections to the server (as an operator's KILL or a restart would),
 /// from a connection of its own, and waits until they are closed.
@@ -47,28 +39,9 @@ context make_context() {
     c.password = server::password;
     c.uri = server::uri;
     c.exec = server::exec;
-    c.server_options = [] {
-        const auto o = mysql_options::from_uri(parse_provider_uri(server::uri()));
-        lock_options out;
-        static_cast<sql::sql_lock_options&>(out) = o;
-        static_cast<sql::server_options&>(out) = o;
-        return out;
-    };
-    c.make_provider = [](const lock_options& lock, const shedlock::clock& clock) {
-        auto o = mysql_options::from_uri(parse_provider_uri(server::uri()));
-        static_cast<sql::sql_lock_options&>(o) = lock;
-        static_cast<sql::server_options&>(o) = lock;
-        return make_mysql_lock_provider(o, clock);
-    };
-    c.read_run_uri = [](const std::string& uri) {
-        const auto o = mysql_run_options::from_uri(parse_provider_uri(uri));
-        return run_uri_parts{o, o.server};
-    };
-    c.read_lock_table = [](const std::string& uri) { return mysql_options::from_uri(parse_provider_uri(uri)).table; };
-    c.open_run_store = [](const run_uri_parts& p) { return make_mysql_run_store(run_options_of(p.run, &p.server)); };
-    c.make_claims = [](const sql::sql_run_options& o, const shedlock::clock& clock) {
-        return make_mysql_idempotency_store(run_options_of(o), clock);
-    };
+    fill_parts<mysql_options, mysql_run_options>(
+        c, [](const mysql_options& o, const shedlock::clock& clock) { return make_mysql_lock_provider(o, clock); },
+        make_mysql_run_store, make_mysql_idempotency_store);
     c.kill_own_connections = kill_own_connections;
     c.quote = [](const std::string& name) { return "`" + name + "`"; };
     c.lock_until_ddl = "DATETIME(3)";

@@ -8,13 +8,12 @@
 #include "mysql_test_server.hpp"
 #include "server_env.hpp"
 #include "test_env.hpp"
+#include "tls_support.hpp"
 
 #include <shedlock/error.hpp>
 #include <shedlock/providers/mysql_lock_provider.hpp>
 
 #include <catch2/catch.hpp>
-
-#include <unistd.h>
 
 #include <cstdint>
 #include <fstream>
@@ -27,21 +26,16 @@ namespace test_server = shedlock::test::mysql_server;
 
 namespace {
 
-std::string tls_file(const std::string& name) {
-    return test::required_env("SHEDLOCK_TEST_MARIADB_TLS_DIR", "providers/mysql/server.sh") + "/" + name;
-}
+const test::sql_tls::test_server tls_server{"SHEDLOCK_TEST_MYSQL_URI", "SHEDLOCK_TEST_MARIADB_TLS_DIR",
+                                            "providers/mysql/server.sh"};
 
 /// The test server's URI (or `env`'s) with `query` and a table of this process.
-providers::mysql_options options(const std::string& query, const char* env = "SHEDLOCK_TEST_MYSQL_URI") {
-    const std::string uri = test::required_env(env, "providers/mysql/server.sh");
-    auto o = providers::mysql_options::from_uri(parse_provider_uri(uri + "?" + query));
-    o.table = "tls_" + std::to_string(::getpid());
-    o.create_schema_if_missing = true;
-    return o;
+providers::mysql_options options(const std::string& query, const std::string& env = "") {
+    return tls_server.options<providers::mysql_options>(query, env);
 }
 
 std::string verified(const std::string& mode, const std::string& ca) {
-    return "ssl_mode=" + mode + "&ssl_ca=" + tls_file(ca);
+    return "ssl_mode=" + mode + "&ssl_ca=" + tls_server.file(ca);
 }
 
 /// The session's Ssl_cipher ("" when not encrypted), asked on a session opened the way the
@@ -54,23 +48,10 @@ std::string session_cipher(const providers::mysql_options& o) {
 
 /// The storage_error that connecting with `o` throws.
 storage_error connect_error(const providers::mysql_options& o) {
-    try {
-        providers::detail::mysql_connection session(o);
-    } catch (const storage_error& e) {
-        return e;
-    }
-    FAIL("connected, but should have been refused");
-    throw std::logic_error("unreachable");
+    return test::sql_tls::refused([&] { providers::detail::mysql_connection session(o); });
 }
 
-std::string uri_error(const std::string& text) {
-    try {
-        (void)providers::mysql_options::from_uri(parse_provider_uri(text));
-    } catch (const configuration_error& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
+std::string uri_error(const std::string& text) { return test::sql_tls::uri_error<providers::mysql_options>(text); }
 
 std::string packet(std::uint8_t sequence, const std::string& payload) {
     const auto n = payload.size();
@@ -149,7 +130,7 @@ TEST_CASE("mysql TLS: a CA that did not sign the server's certificate is refused
 }
 
 TEST_CASE("mysql TLS: a user admitted by client certificate connects with it, not without", "[mysql][tls]") {
-    const std::string cert = "&ssl_cert=" + tls_file("client.crt") + "&ssl_key=" + tls_file("client.key");
+    const std::string cert = "&ssl_cert=" + tls_server.file("client.crt") + "&ssl_key=" + tls_server.file("client.key");
     const auto with_cert = options(verified("VERIFY_IDENTITY", "ca.crt") + cert, "SHEDLOCK_TEST_MYSQL_CERT_URI");
     auto provider = make_mysql_lock_provider(with_cert);
     CHECK(provider->try_lock({"tls-client-cert", std::chrono::minutes{1}}));

@@ -1,15 +1,12 @@
 // A lock table shared with Java ShedLock in db time (usingDbTime()): the statements Java's
 // PostgresSqlServerTimeStatementsSource sends, run through libpq beside our provider.
-#include "java_sharing_checks.hpp"
+#include "java_sharing.hpp"
 #include "postgres_test_server.hpp"
 
 #include <shedlock/providers/postgres_lock_provider.hpp>
 
-
 #include <catch2/catch.hpp>
 #include <pqxx/pqxx>
-
-#include <unistd.h>
 
 #include <iostream>
 
@@ -64,34 +61,20 @@ private:
     std::string owner_;
 };
 
-std::string unique_table(const std::string& stem) { return stem + "_" + std::to_string(::getpid()); }
-
-/// Our provider on `table` in db time, creating the table with our DDL when it is missing.
-std::unique_ptr<sql::sql_lock_provider> our_provider(const std::string& table) {
-    auto o = postgres_options::from_uri(parse_provider_uri(test_server::uri()));
-    o.table = table;
-    o.use_db_time = true;
-    o.create_schema_if_missing = true;
-    return make_postgres_lock_provider(o);
-}
-
 }  // namespace java_sharing
 
 using namespace java_sharing;
+using namespace shedlock::test::sql_server;
 
 TEST_CASE("postgres: Java ShedLock in db time re-locks right after its unlock on the table our DDL creates",
           "[postgres][java]") {
     constexpr int cycles = 1000;
-    const std::string ours = unique_table("java_ours");
-    test_server::exec("DROP TABLE IF EXISTS " + ours);
-    (void)our_provider(ours);  // `shedlock schema apply` runs the same DDL
-    java_instance on_ours(ours, "java-host-1");
-    const int refused_ours = shedlock::test::refused_java_relocks(on_ours, "relock", cycles);
+    const std::string ours = fresh_table("java_ours");
+    const int refused_ours = refused_relocks_on_our_ddl<java_instance>(ours, cycles);
 
     // The negative control: the TIMESTAMP(3) columns our DDL had before. Java's now() is not
     // truncated; the stored value rounds half-up, so lock_until can lie up to 0.5 ms ahead.
-    const std::string rounded = unique_table("java_ts3");
-    test_server::exec("DROP TABLE IF EXISTS " + rounded);
+    const std::string rounded = fresh_table("java_ts3");
     test_server::exec("CREATE TABLE " + rounded + " (name VARCHAR(64) NOT NULL PRIMARY KEY, lock_until TIMESTAMP(3) "
                       "NOT NULL, locked_at TIMESTAMP(3) NOT NULL, locked_by VARCHAR(255) NOT NULL)");
     java_instance on_rounded(rounded, "java-host-1");
@@ -105,10 +88,5 @@ TEST_CASE("postgres: Java ShedLock in db time re-locks right after its unlock on
 }
 
 TEST_CASE("postgres: our provider and Java ShedLock's statements exclude each other on one table", "[postgres][java]") {
-    const std::string table = unique_table("java_shared");
-    test_server::exec("DROP TABLE IF EXISTS " + table);
-    auto ours = our_provider(table);
-    java_instance java(table, "java-host-2");
-    shedlock::test::check_exclusion_with_java(java, "java-host-2", *ours);
-    test_server::exec("DROP TABLE " + table);
+    check_exclusion_on_one_table<java_instance>();
 }

@@ -3,6 +3,7 @@
 #include "postgres_test_server.hpp"
 
 #include <shedlock/error.hpp>
+#include <shedlock/lock_inspector.hpp>
 #include <shedlock/providers/postgres_lock_provider.hpp>
 
 #include <catch2/catch.hpp>
@@ -44,11 +45,11 @@ TEST_CASE("postgres: upper_case=true finds a table created with quoted upper-cas
     }
     auto provider = open_with("table=" + table + "&upper_case=true");
     CHECK_FALSE(provider->supports_fencing());  // ShedLock's DDL has no fencing column
-    CHECK(provider->record_table() == table);
+    CHECK(inspect(*provider).record_table() == table);
     auto held = provider->try_lock({"upper", std::chrono::minutes{1}});
     REQUIRE(held);
     CHECK_FALSE(provider->try_lock({"upper", std::chrono::minutes{1}}));
-    REQUIRE(provider->list_locks().size() == 1);
+    REQUIRE(inspect(*provider).list_locks().size() == 1);
     held->unlock();
     CHECK(provider->try_lock({"upper", std::chrono::minutes{1}}));
     test_server::exec("DROP TABLE \"" + table + "\"");

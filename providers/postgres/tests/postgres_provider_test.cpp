@@ -1,30 +1,19 @@
 // PostgreSQL's URIs. What it shares with the other SQL servers (schema handling, bad input,
 // unreachable servers, clock skew) is in the shared suites, tests/sql_server.
 
+#include "sql_server_suite.hpp"
+
 #include <shedlock/error.hpp>
 #include <shedlock/providers/postgres_lock_provider.hpp>
 
 #include <catch2/catch.hpp>
-
-#include <functional>
 
 using namespace shedlock;
 using namespace shedlock::providers;
 using Catch::Matchers::Contains;
 using std::chrono::milliseconds;
 
-namespace {
-
-std::string error_text(const std::function<void()>& fn) {
-    try {
-        fn();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
-
-}  // namespace
+using shedlock::test::sql_server::error_text;
 
 TEST_CASE("postgres URIs: every key, the scheme alias and clear errors without the password", "[postgres][uri]") {
     auto o = postgres_options::from_uri(parse_provider_uri(

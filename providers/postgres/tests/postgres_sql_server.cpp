@@ -1,7 +1,7 @@
 // PostgreSQL under the shared SQL-server suites (tests/sql_server): its test server, its parts,
 // and what it says where the backends differ.
+#include "backend_parts.hpp"
 #include "postgres_test_server.hpp"
-#include "sql_server_suite.hpp"
 #include "tcp_client_ports.hpp"
 
 #include <shedlock/providers/postgres_idempotency_store.hpp>
@@ -15,21 +15,6 @@ namespace {
 
 using namespace providers;
 namespace server = postgres_server;
-
-postgres_options options_of(const sql::sql_lock_options& lock, const sql::server_options& on) {
-    auto o = postgres_options::from_uri(parse_provider_uri(server::uri()));
-    static_cast<sql::sql_lock_options&>(o) = lock;
-    static_cast<sql::server_options&>(o) = on;
-    return o;
-}
-
-/// `run` on the test server, or on the server `on` names.
-postgres_run_options run_options_of(const sql::sql_run_options& run, const sql::server_options* on = nullptr) {
-    auto o = postgres_run_options::from_uri(parse_provider_uri(server::uri()));
-    static_cast<sql::sql_run_options&>(o) = run;
-    if (on) static_cast<sql::server_options&>(o.server) = *on;
-    return o;
-}
 
 /// Terminates this process's connections to the server (as `pg_terminate_backend` by an operator
 /// or a restart would), from a connection of its own, and waits until they are closed.
@@ -50,25 +35,9 @@ context make_context() {
     c.password = server::password;
     c.uri = server::uri;
     c.exec = server::exec;
-    c.server_options = [] {
-        const auto o = postgres_options::from_uri(parse_provider_uri(server::uri()));
-        lock_options out;
-        static_cast<sql::sql_lock_options&>(out) = o;
-        static_cast<sql::server_options&>(out) = o;
-        return out;
-    };
-    c.make_provider = [](const lock_options& o, const shedlock::clock& clock) {
-        return make_postgres_lock_provider(options_of(o, o), clock);
-    };
-    c.read_run_uri = [](const std::string& uri) {
-        const auto o = postgres_run_options::from_uri(parse_provider_uri(uri));
-        return run_uri_parts{o, o.server};
-    };
-    c.read_lock_table = [](const std::string& uri) { return postgres_options::from_uri(parse_provider_uri(uri)).table; };
-    c.open_run_store = [](const run_uri_parts& p) { return make_postgres_run_store(run_options_of(p.run, &p.server)); };
-    c.make_claims = [](const sql::sql_run_options& o, const shedlock::clock& clock) {
-        return make_postgres_idempotency_store(run_options_of(o), clock);
-    };
+    fill_parts<postgres_options, postgres_run_options>(
+        c, [](const postgres_options& o, const shedlock::clock& clock) { return make_postgres_lock_provider(o, clock); },
+        make_postgres_run_store, make_postgres_idempotency_store);
     c.kill_own_connections = terminate_own_connections;
     c.quote = [](const std::string& name) { return "\"" + name + "\""; };
     c.lock_until_ddl = "\"lock_until\" TIMESTAMP NOT NULL";

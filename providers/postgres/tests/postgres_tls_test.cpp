@@ -7,16 +7,14 @@
 #include "postgres_test_server.hpp"
 #include "server_env.hpp"
 #include "test_env.hpp"
+#include "tls_support.hpp"
 
 #include <shedlock/error.hpp>
 #include <shedlock/providers/postgres_lock_provider.hpp>
 
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
 #include <fstream>
-#include <functional>
 
 using namespace shedlock;
 using namespace shedlock::providers;
@@ -26,20 +24,15 @@ namespace test_server = shedlock::test::postgres_server;
 
 namespace {
 
-std::string tls_file(const std::string& name) {
-    return test::required_env("SHEDLOCK_TEST_POSTGRES_TLS_DIR", "providers/postgres/server.sh") + "/" + name;
-}
+const test::sql_tls::test_server tls_server{"SHEDLOCK_TEST_POSTGRES_URI", "SHEDLOCK_TEST_POSTGRES_TLS_DIR",
+                                            "providers/postgres/server.sh"};
 
 /// The test server's URI (or `env`'s) with `query` and a table of this process.
-postgres_options options(const std::string& query, const char* env = "SHEDLOCK_TEST_POSTGRES_URI") {
-    const std::string uri = test::required_env(env, "providers/postgres/server.sh");
-    auto o = postgres_options::from_uri(parse_provider_uri(uri + "?" + query));
-    o.table = "tls_" + std::to_string(::getpid());
-    o.create_schema_if_missing = true;
-    return o;
+postgres_options options(const std::string& query, const std::string& env = "") {
+    return tls_server.options<postgres_options>(query, env);
 }
 
-std::string verified(const std::string& ca) { return "sslmode=verify-full&sslrootcert=" + tls_file(ca); }
+std::string verified(const std::string& ca) { return "sslmode=verify-full&sslrootcert=" + tls_server.file(ca); }
 
 /// `ssl` of pg_stat_ssl for a session opened the way the provider opens its own.
 std::string session_ssl(const postgres_options& o) {
@@ -50,23 +43,10 @@ std::string session_ssl(const postgres_options& o) {
 
 /// The storage_error that opening a provider with `o` throws.
 storage_error open_error(const postgres_options& o) {
-    try {
-        (void)make_postgres_lock_provider(o);
-    } catch (const storage_error& e) {
-        return e;
-    }
-    FAIL("connected, but should have been refused");
-    throw std::logic_error("unreachable");
+    return test::sql_tls::refused([&] { (void)make_postgres_lock_provider(o); });
 }
 
-std::string uri_error(const std::string& text) {
-    try {
-        (void)postgres_options::from_uri(parse_provider_uri(text));
-    } catch (const configuration_error& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
+std::string uri_error(const std::string& text) { return test::sql_tls::uri_error<postgres_options>(text); }
 
 }  // namespace
 
@@ -111,7 +91,7 @@ TEST_CASE("postgres TLS: a CA that did not sign the server's certificate is refu
 }
 
 TEST_CASE("postgres TLS: a user admitted by client certificate connects with it, not without", "[postgres][tls]") {
-    const std::string cert = "&sslcert=" + tls_file("client.crt") + "&sslkey=" + tls_file("client.key");
+    const std::string cert = "&sslcert=" + tls_server.file("client.crt") + "&sslkey=" + tls_server.file("client.key");
     auto o = options(verified("ca.crt") + cert, "SHEDLOCK_TEST_POSTGRES_CERT_URI");
     o.table += "_cert";  // a table of its own: shedlock_cert may not use the tables of user shedlock
     auto provider = make_postgres_lock_provider(o);
