@@ -156,7 +156,8 @@ struct scheduler::impl {
     std::vector<std::function<void()>> stop_hooks;
 };
 
-/// The parts of a scheduler that other files of this component use (the status server).
+/// The parts of a scheduler that the status server (status/, built with this folder's private
+/// headers) uses.
 struct detail::scheduler_access {
     static boost::asio::io_context& io(scheduler& s) { return s.impl_->io; }
     static void warn(const scheduler& s, const std::string& message) { s.impl_->warn(message); }

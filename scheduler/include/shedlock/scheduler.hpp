@@ -152,7 +152,7 @@ public:
     bool running() const noexcept;
 
 private:
-    friend struct detail::scheduler_access;  // the status server, in this component
+    friend struct detail::scheduler_access;  // the status server (component shedlock::status)
     struct impl;
     std::unique_ptr<impl> impl_;
 };

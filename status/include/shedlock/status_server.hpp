@@ -1,6 +1,8 @@
 #pragma once
 /// \file
 /// Serves a running scheduler's metrics, health, JSON API and status page over HTTP.
+/// Component shedlock::status (`find_package(shedlock CONFIG COMPONENTS status)`, pkg-config
+/// shedlock-status): a program that schedules without serving links none of it.
 
 #include <shedlock/metrics.hpp>
 #include <shedlock/scheduler.hpp>
