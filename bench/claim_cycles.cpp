@@ -204,7 +204,7 @@ void bench_sqlite() {
         auto store = providers::make_sqlite_idempotency_store(options);
         auto raw = std::make_shared<raw_sqlite_claims>(
             options.path,
-            providers::make_sqlite_dialect()->idempotency_statements(providers::sql::table_name(options.table)));
+            providers::make_sqlite_dialect()->claim_set(providers::sql::table_name(options.table))->text());
         std::printf("SQLite %s (WAL, synchronous=NORMAL)\n", options.path.c_str());
         measure("SQLite", {{"store", store_cycle(*store)},
                            {"raw own statements", [raw, n = 0L]() mutable {
@@ -224,7 +224,7 @@ void bench_postgres(const char* uri) {
     std::printf("PostgreSQL %s\n", o.redacted_uri().c_str());
     auto store = providers::make_postgres_idempotency_store(options);
     const auto sql =
-        providers::make_postgres_dialect()->idempotency_statements(providers::sql::table_name(options.table));
+        providers::make_postgres_dialect()->claim_set(providers::sql::table_name(options.table))->text();
     auto conn = std::make_shared<pqxx::connection>(
         "host=" + o.host + " port=" + std::to_string(o.port) + " dbname=" + o.database + " user=" + o.user +
         " password=" + o.password.value_or("") + " options='-c DateStyle=ISO -c statement_timeout=" +
@@ -293,7 +293,7 @@ void bench_mysql(const char* uri) {
     const auto& o = options.server;
     std::printf("MySQL/MariaDB %s\n", o.redacted_uri().c_str());
     auto store = providers::make_mysql_idempotency_store(options);
-    const auto sql = providers::make_mysql_dialect()->idempotency_statements(providers::sql::table_name(options.table));
+    const auto sql = providers::make_mysql_dialect()->claim_set(providers::sql::table_name(options.table))->text();
     auto raw = std::make_shared<raw_mysql_claims>();
     raw->db = mysql_init(nullptr);
     mysql_optionsv(raw->db, MYSQL_SET_CHARSET_NAME, "utf8mb4");

@@ -53,7 +53,11 @@ public:
     providers::sql::statement delete_record(const providers::sql::lock_table& t) const override {
         return real_->delete_record(t);
     }
+    providers::sql::statement delete_expired_record(const providers::sql::lock_table& t) const override {
+        return real_->delete_expired_record(t);
+    }
     std::string server_now_sql() const override { return real_->server_now_sql(); }
+    providers::sql::placeholder_style placeholders() const override { return real_->placeholders(); }
 
 private:
     std::unique_ptr<providers::sql::sql_dialect> real_;

@@ -75,6 +75,16 @@ public:
         return {set + "?" + owned + "?", {slot::lock_until, slot::name, slot::owner, slot::now}};
     }
 
+    sql::placeholder_style placeholders() const override { return sql::placeholder_style::question; }
+
+    std::optional<sql::run_statement_set> run_set(const table_name& t) const override {
+        return sql::run_statement_set(run_texts(t), run_schema(t), placeholders());
+    }
+
+    std::optional<sql::claim_statement_set> claim_set(const table_name& t) const override {
+        return sql::claim_statement_set(claim_texts(t), claims_schema(t), placeholders());
+    }
+
     std::string server_now_sql() const override { return std::string("SELECT ") + server_now; }
 
     // information_schema lists user columns. Unique alone: a unique index (the primary key
@@ -122,7 +132,7 @@ public:
     // trailing spaces (utf8mb4_bin is PAD SPACE: 'a' and 'a ' were one task), and tasks() sorts
     // bytewise. 1020 bytes hold 255 four-byte characters. TEXT columns have no DEFAULT (MySQL
     // before 8.0.13 refuses one) and are always written.
-    std::vector<std::string> run_table_schema_sql(const table_name& t) const override {
+    std::vector<std::string> run_schema(const table_name& t) const {
         return {"CREATE TABLE IF NOT EXISTS " + sql_name(t) +
                 " (\n  id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,\n"
                 "  task VARBINARY(1020) NOT NULL,\n"
@@ -135,7 +145,7 @@ public:
 
     // MySQL refuses a DELETE whose subquery reads the same table (error 1093), so the count
     // prune joins a derived table; its LIMIT keeps it from being merged back into the DELETE.
-    sql::run_statements run_store_statements(const table_name& t) const override {
+    sql::run_statements run_texts(const table_name& t) const {
         const std::string tb = sql_name(t);
         const std::string columns = sql::run_record_columns;
         return {"INSERT INTO " + tb + " (" + columns +
@@ -150,7 +160,7 @@ public:
     }
     // Claims: kind 'c', fences: kind 'f' (one table). name, state and owner are VARBINARY like
     // the lock name: every text collation folds case or accents or pads trailing spaces.
-    std::vector<std::string> claims_table_schema_sql(const table_name& t) const override {
+    std::vector<std::string> claims_schema(const table_name& t) const {
         return {"CREATE TABLE IF NOT EXISTS " + sql_name(t) +
                 " (\n  kind VARBINARY(1) NOT NULL,\n  name VARBINARY(1020) NOT NULL,\n  state VARBINARY(128) NOT NULL,\n"
                 "  owner VARBINARY(255) NOT NULL,\n  fencing_token BIGINT NULL,\n  attempt BIGINT NOT NULL,\n"
@@ -162,7 +172,7 @@ public:
     // claim decides once, in `owner` (first), and every later column asks "is owner now ours?"
     // (owner tokens are unique per claim); state and expires_at, which the decision reads, are
     // only written after it. Affected rows: 1 new, 2 taken over, 0 refused (no CLIENT_FOUND_ROWS).
-    sql::claim_statements idempotency_statements(const table_name& t) const override {
+    sql::claim_statements claim_texts(const table_name& t) const {
         const std::string tb = sql_name(t);
         const std::string columns =
             "kind, name, state, owner, fencing_token, attempt, claimed_at, expires_at, finished_at, result";

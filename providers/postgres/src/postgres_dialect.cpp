@@ -114,6 +114,16 @@ public:
                 {slot::name, slot::now}};
     }
 
+    sql::placeholder_style placeholders() const override { return sql::placeholder_style::dollar; }
+
+    std::optional<sql::run_statement_set> run_set(const table_name& t) const override {
+        return sql::run_statement_set(run_texts(t), run_schema(t), placeholders());
+    }
+
+    std::optional<sql::claim_statement_set> claim_set(const table_name& t) const override {
+        return sql::claim_statement_set(claim_texts(t), claims_schema(t), placeholders());
+    }
+
     std::string server_now_sql() const override { return std::string("SELECT ") + server_now; }
 
     // pg_attribute with attnum > 0 lists user columns only (no ctid, xmin, tableoid ...);
@@ -140,7 +150,7 @@ public:
     bool column_names_ignore_case() const override { return false; }
 
     // An index name cannot be schema-qualified: PostgreSQL puts it in the table's schema.
-    std::vector<std::string> run_table_schema_sql(const table_name& t) const override {
+    std::vector<std::string> run_schema(const table_name& t) const {
         return {"CREATE TABLE IF NOT EXISTS " + sql_name(t) +
                     " (\n  id BIGSERIAL PRIMARY KEY,\n  task VARCHAR(255) NOT NULL,\n"
                     "  lock_name VARCHAR(64) NOT NULL,\n  instance VARCHAR(255) NOT NULL,\n"
@@ -153,7 +163,7 @@ public:
 
     // Times are UTC text bound as timestamp(3); task names sort bytewise (COLLATE "C"), as
     // run_store::tasks() promises, whatever the database's collation.
-    sql::run_statements run_store_statements(const table_name& t) const override {
+    sql::run_statements run_texts(const table_name& t) const {
         const std::string tb = sql_name(t);
         const std::string columns = sql::run_record_columns;
         return {"INSERT INTO " + tb + " (" + columns + ") VALUES ($1, $2, $3, " + ts(4) + ", " + ts(5) + ", " +
@@ -170,7 +180,7 @@ public:
 
     // Claims: kind 'c', fences: kind 'f' (one table). name compares byte for byte (a
     // deterministic collation) and lists in byte order (COLLATE "C").
-    std::vector<std::string> claims_table_schema_sql(const table_name& t) const override {
+    std::vector<std::string> claims_schema(const table_name& t) const {
         return {"CREATE TABLE IF NOT EXISTS " + sql_name(t) +
                 " (\n  kind VARCHAR(1) NOT NULL,\n  name VARCHAR(255) NOT NULL,\n  state VARCHAR(32) NOT NULL,\n"
                 "  owner VARCHAR(255) NOT NULL,\n  fencing_token BIGINT,\n  attempt BIGINT NOT NULL,\n"
@@ -178,7 +188,7 @@ public:
                 "  result TEXT NOT NULL,\n  PRIMARY KEY (kind, name)\n)"};
     }
 
-    sql::claim_statements idempotency_statements(const table_name& t) const override {
+    sql::claim_statements claim_texts(const table_name& t) const {
         sql::upsert_syntax syntax;
         syntax.text = [](int n) { return "$" + std::to_string(n); };
         syntax.time = [](int n) { return ts(n); };

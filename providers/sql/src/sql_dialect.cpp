@@ -1,4 +1,3 @@
-#include <shedlock/error.hpp>
 #include <shedlock/providers/sql/sql_dialect.hpp>
 
 namespace shedlock::providers::sql {
@@ -48,20 +47,8 @@ statement sql_dialect::delete_expired_record(const lock_table& table) const {
     return {"DELETE FROM " + q.table + " WHERE " + q.name + " = ? AND " + q.lock_until + " <= ?", {slot::name, slot::now}};
 }
 
-std::vector<std::string> sql_dialect::run_table_schema_sql(const table_name&) const {
-    throw unsupported_operation_error(name() + " has no run-record table yet; keep run records in another store");
-}
+std::optional<run_statement_set> sql_dialect::run_set(const table_name&) const { return std::nullopt; }
 
-run_statements sql_dialect::run_store_statements(const table_name&) const {
-    throw unsupported_operation_error(name() + " has no run-record store yet; keep run records in another store");
-}
-
-std::vector<std::string> sql_dialect::claims_table_schema_sql(const table_name&) const {
-    throw unsupported_operation_error(name() + " has no claims table yet; keep idempotency claims in another store");
-}
-
-claim_statements sql_dialect::idempotency_statements(const table_name&) const {
-    throw unsupported_operation_error(name() + " has no idempotency store yet; keep claims in another store");
-}
+std::optional<claim_statement_set> sql_dialect::claim_set(const table_name&) const { return std::nullopt; }
 
 }  // namespace shedlock::providers::sql

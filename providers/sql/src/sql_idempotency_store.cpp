@@ -36,6 +36,13 @@ claim_record parse_claim_row(const claim_row& r) {
     return rec;
 }
 
+/// The dialect's claim set; a database without one is refused, naming the alternative.
+claim_statement_set claim_set_of(const sql_dialect& dialect, const table_name& table) {
+    auto set = dialect.claim_set(table);
+    if (!set) throw unsupported_operation_error(dialect.name() + " has no idempotency store; keep claims in another store");
+    return std::move(*set);
+}
+
 }  // namespace
 
 sql_idempotency_store::sql_idempotency_store(std::unique_ptr<sql_dialect> dialect, connection_factory factory,
@@ -45,19 +52,19 @@ sql_idempotency_store::sql_idempotency_store(std::unique_ptr<sql_dialect> dialec
       options_(std::move(options)),
       table_(options_.table),
       pool_(std::move(factory), pool_settings(options_.pool_size, options_.pool_wait)),
-      statements_(dialect_->idempotency_statements(table_)) {
+      set_(claim_set_of(*dialect_, table_)) {
     check_schema();
 }
 
 std::string sql_idempotency_store::schema_sql() const {
     std::string ddl;
-    for (const auto& s : dialect_->claims_table_schema_sql(table_)) ddl += s + ";\n";
+    for (const auto& s : set_.schema()) ddl += s + ";\n";
     return ddl;
 }
 
 void sql_idempotency_store::check_schema() {
     try {
-        run(statements_.probe, {});
+        run(set_.text().probe, {});
         return;
     } catch (const storage_error& e) {
         if (e.category() != storage_category::missing_schema) throw;
@@ -66,7 +73,7 @@ void sql_idempotency_store::check_schema() {
         throw storage_error(storage_category::missing_schema,
                             dialect_->name() + " claims table \"" + table_.qualified() +
                                 "\" does not exist" + create_missing_table_advice() + schema_sql());
-    create_schema(pool_, dialect_->claims_table_schema_sql(table_));
+    create_schema(pool_, set_.schema());
 }
 
 sql_result sql_idempotency_store::run(const std::string& sql, const std::vector<sql_param>& params) {
@@ -81,7 +88,7 @@ claim_result sql_idempotency_store::do_claim(const std::string& key, std::chrono
     // A record reset between the upsert and the read is claimed again (a few times at most).
     for (int round = 0; round < 3; ++round) {
         const auto written =
-            run(statements_.claim, {key, owner, token, format_timestamp(now), format_timestamp(expires)});
+            run(set_.text().claim, {key, owner, token, format_timestamp(now), format_timestamp(expires)});
         std::optional<claim_record> record;
         if (!written.rows.empty()) {
             record = claim_record{key, std::string(claim_state::running), owner, fencing_token,
@@ -93,7 +100,7 @@ claim_result sql_idempotency_store::do_claim(const std::string& key, std::chrono
             record = claim_record{key, std::string(claim_state::running), owner, fencing_token, 1, now, expires,
                                   std::nullopt, std::string()};
         } else {
-            const auto found = run(statements_.find, {key});
+            const auto found = run(set_.text().find, {key});
             if (found.rows.empty()) continue;
             record = parse_claim_row(found.rows.front());
         }
@@ -114,36 +121,36 @@ finish_status sql_idempotency_store::do_finish(const idempotency_claim& claim, s
     // Owner-checked, so safe twice: the pooled connection usually idled through the whole task
     // and may have died with a restart or a killed session; losing the completion would let the
     // work run again after claim_for.
-    const auto r = pool_.run_idempotent([&](sql_connection& c) { return c.execute(statements_.finish, params); });
+    const auto r = pool_.run_idempotent([&](sql_connection& c) { return c.execute(set_.text().finish, params); });
     return r.affected_rows > 0 ? finish_status::finished : finish_status::claim_lost;
 }
 
 bool sql_idempotency_store::do_transition(const std::string& key, const std::string& from, const std::string& to) {
     if (from.empty()) {
         const auto now = format_timestamp(clock().now());
-        return run(statements_.create, {key, to, now, now}).affected_rows > 0;
+        return run(set_.text().create, {key, to, now, now}).affected_rows > 0;
     }
-    return run(statements_.transition, {to, key, from}).affected_rows > 0;
+    return run(set_.text().transition, {to, key, from}).affected_rows > 0;
 }
 
 bool sql_idempotency_store::do_fence(const std::string& resource, std::int64_t token) {
     const auto now = format_timestamp(clock().now());
-    return run(statements_.fence, {resource, token, now, now}).affected_rows > 0;
+    return run(set_.text().fence, {resource, token, now, now}).affected_rows > 0;
 }
 
 std::vector<claim_record> sql_idempotency_store::do_list(const std::optional<std::string>& key) {
-    const auto result = key ? run(statements_.find, {*key}) : run(statements_.list, {});
+    const auto result = key ? run(set_.text().find, {*key}) : run(set_.text().list, {});
     std::vector<claim_record> records;
     for (const auto& r : result.rows) records.push_back(parse_claim_row(r));
     return records;
 }
 
 bool sql_idempotency_store::do_reset(const std::string& key) {
-    return run(statements_.reset, {key}).affected_rows > 0;
+    return run(set_.text().reset, {key}).affected_rows > 0;
 }
 
 std::size_t sql_idempotency_store::do_purge(timestamp cutoff) {
-    return static_cast<std::size_t>(run(statements_.purge, {format_timestamp(cutoff)}).affected_rows);
+    return static_cast<std::size_t>(run(set_.text().purge, {format_timestamp(cutoff)}).affected_rows);
 }
 
 }  // namespace shedlock::providers::sql

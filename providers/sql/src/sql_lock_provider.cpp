@@ -2,6 +2,7 @@
 #include "schema_creation.hpp"
 
 #include <shedlock/error.hpp>
+#include <shedlock/providers/sql/lock_statement_set.hpp>
 #include <shedlock/providers/sql/sql_lock_provider.hpp>
 #include <shedlock/utf8.hpp>
 
@@ -61,12 +62,11 @@ sql_lock_provider::sql_lock_provider(std::unique_ptr<sql_dialect> dialect, conne
       table_(lock_table::with_case(table_name(options_.table), options_.columns, options_.upper_case)),
       pool_(std::move(factory), pool_settings(options_.pool_size, options_.pool_wait)) {
     check_schema();
-    acquire_ = dialect_->acquire(table_, statement_options_());
-    unlock_ = dialect_->unlock(table_, statement_options_());
-    statement_options past_lease = statement_options_();
-    past_lease.hold_past_lease = true;
-    unlock_past_lease_ = dialect_->unlock(table_, past_lease);
-    extend_ = dialect_->extend(table_, statement_options_());
+    const lock_statement_set statements(*dialect_, table_, statement_options_());  // checks every placeholder
+    acquire_ = statements.acquire;
+    unlock_ = statements.unlock;
+    unlock_past_lease_ = statements.unlock_past_lease;
+    extend_ = statements.extend;
 }
 
 std::vector<described_column> sql_lock_provider::describe_table() {

@@ -37,6 +37,13 @@ run_record parse_row(const row& r) {
     return rec;
 }
 
+/// The dialect's run-record set; a database without one is refused, naming the alternative.
+run_statement_set run_set_of(const sql_dialect& dialect, const table_name& table) {
+    auto set = dialect.run_set(table);
+    if (!set) throw unsupported_operation_error(dialect.name() + " has no run-record store; keep run records in another store");
+    return std::move(*set);
+}
+
 }  // namespace
 
 sql_run_store::sql_run_store(std::unique_ptr<sql_dialect> dialect, connection_factory factory, sql_run_options options)
@@ -44,19 +51,19 @@ sql_run_store::sql_run_store(std::unique_ptr<sql_dialect> dialect, connection_fa
       options_(std::move(options)),
       table_(options_.table),
       pool_(std::move(factory), pool_settings(options_.pool_size, options_.pool_wait)),
-      statements_(dialect_->run_store_statements(table_)) {
+      set_(run_set_of(*dialect_, table_)) {
     check_schema();
 }
 
 std::string sql_run_store::schema_sql() const {
     std::string ddl;
-    for (const auto& s : dialect_->run_table_schema_sql(table_)) ddl += s + ";\n";
+    for (const auto& s : set_.schema()) ddl += s + ";\n";
     return ddl;
 }
 
 void sql_run_store::check_schema() {
     try {
-        pool_.run([&](sql_connection& c) { return c.execute(statements_.probe, {}); });
+        pool_.run([&](sql_connection& c) { return c.execute(set_.text().probe, {}); });
         return;
     } catch (const storage_error& e) {
         if (e.category() != storage_category::missing_schema) throw;
@@ -65,7 +72,7 @@ void sql_run_store::check_schema() {
         throw storage_error(storage_category::missing_schema,
                             dialect_->name() + " run-record table \"" + table_.qualified() +
                                 "\" does not exist" + create_missing_table_advice() + schema_sql());
-    create_schema(pool_, dialect_->run_table_schema_sql(table_));
+    create_schema(pool_, set_.schema());
 }
 
 namespace {
@@ -108,7 +115,7 @@ void sql_run_store::append(const run_record& r) {
         format_timestamp(r.finished_at), std::string(to_string(r.outcome)),
         r.fencing_token ? std::to_string(*r.fencing_token) : std::string(), r.message, encode_counters(r.counters),
         std::int64_t{r.lock_lost ? 1 : 0}};
-    retry_rolled_back([&] { pool_.run([&](sql_connection& c) { return c.execute(statements_.insert, params); }); }, 5);
+    retry_rolled_back([&] { pool_.run([&](sql_connection& c) { return c.execute(set_.text().insert, params); }); }, 5);
     if (options_.prune_every == 0 || ++appends_ % options_.prune_every != 0) return;
     try {
         prune(r.task);
@@ -121,20 +128,20 @@ void sql_run_store::append(const run_record& r) {
 
 void sql_run_store::prune(const std::string& task) {
     const auto keep = static_cast<std::int64_t>(options_.retention.max_per_task);
-    prune_statement([&] { pool_.run([&](sql_connection& c) { return c.execute(statements_.prune_count, {task, keep}); }); });
+    prune_statement([&] { pool_.run([&](sql_connection& c) { return c.execute(set_.text().prune_count, {task, keep}); }); });
     if (options_.retention.max_age) {
         const auto cutoff = format_timestamp(system_clock::instance().now() - *options_.retention.max_age);
-        prune_statement([&] { pool_.run([&](sql_connection& c) { return c.execute(statements_.prune_age, {cutoff}); }); });
+        prune_statement([&] { pool_.run([&](sql_connection& c) { return c.execute(set_.text().prune_age, {cutoff}); }); });
     }
 }
 
 std::vector<run_record> sql_run_store::last_runs(const std::string& task, std::size_t n) {
-    return select_runs(statements_.last_runs, {task, static_cast<std::int64_t>(n)});
+    return select_runs(set_.text().last_runs, {task, static_cast<std::int64_t>(n)});
 }
 
 std::vector<run_record> sql_run_store::last_runs_of_instance(const std::string& task, const std::string& instance,
                                                              std::size_t n) {
-    return select_runs(statements_.last_runs_of_instance, {task, instance, static_cast<std::int64_t>(n)});
+    return select_runs(set_.text().last_runs_of_instance, {task, instance, static_cast<std::int64_t>(n)});
 }
 
 std::vector<run_record> sql_run_store::select_runs(const std::string& statement, const std::vector<sql_param>& params) {
@@ -145,7 +152,7 @@ std::vector<run_record> sql_run_store::select_runs(const std::string& statement,
 }
 
 std::vector<std::string> sql_run_store::tasks() {
-    const auto result = pool_.run([&](sql_connection& c) { return c.execute(statements_.tasks, {}); });
+    const auto result = pool_.run([&](sql_connection& c) { return c.execute(set_.text().tasks, {}); });
     std::vector<std::string> names;
     for (const auto& r : result.rows) names.push_back(column(r, 0));
     return names;

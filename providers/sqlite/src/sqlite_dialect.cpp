@@ -34,15 +34,17 @@ public:
         const std::string until = o.db_time ? server_now_plus(2) : "?2";
         const std::string now = o.db_time ? server_now : "?3";
         const std::string token = o.fencing ? ", " + q.fencing_token : "";
+        const std::string owner = o.db_time ? "?3" : "?4";  // db time binds no client "now"
         std::string sql = "INSERT INTO " + q.table + " (" + q.name + ", " + q.lock_until + ", " + q.locked_at + ", " +
-                          q.locked_by + token + ") VALUES (?1, " + until + ", " + now + ", ?4" +
+                          q.locked_by + token + ") VALUES (?1, " + until + ", " + now + ", " + owner +
                           (o.fencing ? ", 1" : "") + ") ON CONFLICT (" + q.name + ") DO UPDATE SET " + q.lock_until +
                           " = excluded." + q.lock_until + ", " + q.locked_at + " = excluded." + q.locked_at + ", " +
                           q.locked_by + " = excluded." + q.locked_by +
                           (o.fencing ? ", " + q.fencing_token + " = " + q.table_only + "." + q.fencing_token + " + 1" : "") +
                           " WHERE " + q.table_only + "." + q.lock_until + " <= excluded." + q.locked_at + " RETURNING " +
                           q.locked_at + ", " + q.lock_until + token;
-        return {sql, {slot::name, o.db_time ? slot::at_most_ms : slot::lock_until, slot::now, slot::owner}};
+        if (o.db_time) return {sql, {slot::name, slot::at_most_ms, slot::owner}};
+        return {sql, {slot::name, slot::lock_until, slot::now, slot::owner}};
     }
 
     statement unlock(const sql::lock_table& t, const statement_options& o) const override {
@@ -65,6 +67,16 @@ public:
             return {set + server_now_plus(1) + owned + server_now + returning,
                     {slot::at_most_ms, slot::name, slot::owner}};
         return {set + "?1" + owned + "?4" + returning, {slot::lock_until, slot::name, slot::owner, slot::now}};
+    }
+
+    sql::placeholder_style placeholders() const override { return sql::placeholder_style::question; }
+
+    std::optional<sql::run_statement_set> run_set(const table_name& t) const override {
+        return sql::run_statement_set(run_texts(t), run_schema(t), placeholders());
+    }
+
+    std::optional<sql::claim_statement_set> claim_set(const table_name& t) const override {
+        return sql::claim_statement_set(claim_texts(t), claims_schema(t), placeholders());
     }
 
     std::string server_now_sql() const override { return std::string("SELECT ") + server_now; }
@@ -105,7 +117,7 @@ public:
         return "MIN(" + a + ", " + b + ")";
     }
 
-    std::vector<std::string> run_table_schema_sql(const table_name& t) const override {
+    std::vector<std::string> run_schema(const table_name& t) const {
         return {"CREATE TABLE IF NOT EXISTS " + sql_name(t) +
                     " (\n  id INTEGER PRIMARY KEY AUTOINCREMENT,\n  task VARCHAR(255) NOT NULL,\n"
                     "  lock_name VARCHAR(64) NOT NULL,\n  instance VARCHAR(255) NOT NULL,\n"
@@ -116,7 +128,7 @@ public:
                     quote(t.table() + "_task_id") + " ON " + quote(t.table()) + " (task, id)"};
     }
 
-    sql::run_statements run_store_statements(const table_name& t) const override {
+    sql::run_statements run_texts(const table_name& t) const {
         const std::string tb = sql_name(t);
         const std::string columns = sql::run_record_columns;
         return {"INSERT INTO " + tb + " (" + columns +
@@ -131,7 +143,7 @@ public:
     }
     // Claims: kind 'c', fences: kind 'f' (one table). Times are the same UTC text as the lock
     // table's, so they compare as text; names compare and sort bytewise (BINARY collation).
-    std::vector<std::string> claims_table_schema_sql(const table_name& t) const override {
+    std::vector<std::string> claims_schema(const table_name& t) const {
         return {"CREATE TABLE IF NOT EXISTS " + sql_name(t) +
                 " (\n  kind TEXT NOT NULL,\n  name VARCHAR(255) NOT NULL,\n  state VARCHAR(32) NOT NULL,\n"
                 "  owner VARCHAR(255) NOT NULL,\n  fencing_token BIGINT,\n  attempt BIGINT NOT NULL,\n"
@@ -139,7 +151,7 @@ public:
                 "  result TEXT NOT NULL,\n  PRIMARY KEY (kind, name)\n)"};
     }
 
-    sql::claim_statements idempotency_statements(const table_name& t) const override {
+    sql::claim_statements claim_texts(const table_name& t) const {
         sql::upsert_syntax syntax;
         syntax.text = [](int n) { return "?" + std::to_string(n); };
         syntax.time = syntax.text;

@@ -3,6 +3,8 @@
 /// What differs between SQL databases: statement texts and how a result says "acquired".
 
 #include <shedlock/providers/sql/sql_connection.hpp>
+#include <shedlock/providers/sql/statement_builder.hpp>
+#include <shedlock/providers/sql/store_statement_sets.hpp>
 
 #include <optional>
 #include <string>
@@ -139,49 +141,10 @@ struct statement_options {
     bool hold_past_lease = false;
 };
 
-/// The run-record table's columns in the order of the insert's parameters and of last_runs'
-/// result columns (sql_run_store reads rows by this position).
-inline constexpr const char* run_record_columns =
-    "task, lock_name, instance, scheduled_at, started_at, finished_at, outcome, fencing_token, message, counters, "
-    "lock_lost";
-
-/// The statements of a run-record store (see sql_run_store). Parameters, in placeholder order:
-/// - insert: task, lock_name, instance, scheduled_at, started_at, finished_at, outcome,
-///   fencing_token (text; '' = NULL), message, counters, lock_lost (0/1)
-/// - last_runs: task, limit; selects the insert's columns in that order, newest first
-/// - tasks: none; SELECT DISTINCT task ... ORDER BY task
-/// - prune_count: task, how many newest to keep;  prune_age: finished_at cut-off (timestamp text)
-/// - probe: none; fails iff the table is missing
-/// - last_runs_of_instance: task, instance, limit; as last_runs, only the instance's records (it
-///   walks the (task, id) index newest first: at most the task's retained records)
-struct run_statements {
-    std::string insert, last_runs, tasks, prune_count, prune_age, probe, last_runs_of_instance;
-};
-
-/// The claims table's columns in the order list/find select them (sql_idempotency_store reads
-/// rows by this position).
-inline constexpr const char* claim_record_columns =
-    "name, state, owner, fencing_token, attempt, claimed_at, expires_at, finished_at, result";
-
-/// The statements of an idempotency store (see sql_idempotency_store): one table, `kind` 'c' for
-/// claims and 'f' for fences, primary key (kind, name). Each write is ONE statement. Parameters,
-/// in placeholder order (times as timestamp text, fencing_token as text, '' = NULL):
-/// - claim: key, owner, fencing_token, now, expires_at. Writes iff the key is absent, failed, or
-///   running with expires_at <= now (attempt + 1, result kept iff it was failed, else '');
-///   returns one row (attempt, result) when it wrote, or reports affected rows (MySQL: exactly 1
-///   for a new record, read as attempt 1 and result '' without a read-back; 2 for a take-over)
-/// - finish: state, now, result, key, owner; affected 1 iff the key is running under owner
-/// - create: key, state, now, now; inserts a record in `state` iff absent (affected 1)
-/// - transition: to, key, from; affected 1 iff the state was from
-/// - fence: resource, token (integer), now, now; affected > 0 iff token > the stored one or new
-/// - list: none; find: key; select claim_record_columns, list sorted bytewise by name
-/// - reset: key; purge: cut-off (not running, COALESCE(finished_at, claimed_at) < cut-off)
-/// - probe: none; fails iff the table is missing
-struct claim_statements {
-    std::string claim, finish, create, transition, fence, list, find, reset, purge, probe;
-};
-
-/// A database's SQL. Implementations are stateless and thread-safe.
+/// A database's SQL, in three sets: the lock statements (every dialect: the pure virtuals below,
+/// built and checked as a lock_statement_set), and where the database has them the run-record
+/// statements (run_set) and the claim statements (claim_set). Implementations are stateless and
+/// thread-safe.
 class sql_dialect {
 public:
     virtual ~sql_dialect() = default;
@@ -235,17 +198,16 @@ public:
         return options.hold_past_lease ? until : least(lock_until, until);
     }
 
-    /// DDL of the run-record table, one statement per element (CREATE TABLE, CREATE INDEX).
-    /// Default: throws unsupported_operation_error (the dialect has no run store yet).
-    virtual std::vector<std::string> run_table_schema_sql(const table_name& table) const;
-    /// Statements of the run store; default: throws unsupported_operation_error.
-    virtual run_statements run_store_statements(const table_name& table) const;
+    /// How this database writes placeholders (the statement sets check them by it).
+    virtual placeholder_style placeholders() const = 0;
 
-    /// DDL of the claims table (idempotency store), one statement per element. Default: throws
-    /// unsupported_operation_error (the dialect has no idempotency store).
-    virtual std::vector<std::string> claims_table_schema_sql(const table_name& table) const;
-    /// Statements of the idempotency store; default: throws unsupported_operation_error.
-    virtual claim_statements idempotency_statements(const table_name& table) const;
+    /// The run-record store's statements and table DDL, or none when this database keeps no
+    /// run records (default). Throws std::logic_error when a statement's placeholders do not
+    /// match its parameters (see run_statement_set).
+    virtual std::optional<run_statement_set> run_set(const table_name& table) const;
+    /// The idempotency store's statements and table DDL, or none when this database keeps no
+    /// claims (default); checked as run_set.
+    virtual std::optional<claim_statement_set> claim_set(const table_name& table) const;
 };
 
 }  // namespace shedlock::providers::sql

@@ -56,7 +56,7 @@ private:
     sql_idempotency_options options_;
     table_name table_;
     connection_pool pool_;
-    claim_statements statements_;
+    claim_statement_set set_;  ///< the dialect's claim statements and DDL
 };
 
 }  // namespace shedlock::providers::sql

@@ -54,7 +54,7 @@ private:
     sql_run_options options_;
     table_name table_;
     connection_pool pool_;
-    run_statements statements_;
+    run_statement_set set_;  ///< the dialect's run-record statements and DDL
     std::atomic<std::size_t> appends_{0};
 };
 
