@@ -18,14 +18,16 @@ int& thread_assume_all_held() noexcept {
     return depth;
 }
 
-bool thread_really_holds(std::string_view name) noexcept {
+bool executor_holds_on_this_thread(std::string_view name) noexcept {
     const auto& names = held();
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-bool thread_holds(std::string_view name) noexcept { return thread_assume_all_held() > 0 || thread_really_holds(name); }
+bool thread_holds_or_assumes(std::string_view name) noexcept {
+    return thread_assume_all_held() > 0 || executor_holds_on_this_thread(name);
+}
 
-bool thread_holds_any() noexcept { return thread_assume_all_held() > 0 || !held().empty(); }
+bool thread_holds_or_assumes_any() noexcept { return thread_assume_all_held() > 0 || !held().empty(); }
 
 held_lock_scope::held_lock_scope(std::string name) : name_(std::move(name)) { held().push_back(name_); }
 

@@ -6,11 +6,13 @@
 
 namespace shedlock::detail {
 
-/// True when the thread holds `name` (or a lock_assert test scope is active).
-bool thread_holds(std::string_view name) noexcept;
-/// True only when an executor on this thread really holds `name` (re-entrancy).
-bool thread_really_holds(std::string_view name) noexcept;
-bool thread_holds_any() noexcept;
+/// What lock_assert checks: an executor on this thread holds `name`, or a lock_assert test scope
+/// makes the thread count as holding every lock.
+bool thread_holds_or_assumes(std::string_view name) noexcept;
+/// What re-entrancy checks: an executor on this thread holds `name` (test scopes do not count).
+bool executor_holds_on_this_thread(std::string_view name) noexcept;
+/// As thread_holds_or_assumes, for any lock.
+bool thread_holds_or_assumes_any() noexcept;
 
 /// Marks `name` as held by the current thread for the scope's lifetime.
 class held_lock_scope {

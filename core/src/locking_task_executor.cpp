@@ -185,7 +185,7 @@ run_outcome parse_run_outcome(const std::string& text) {
 execution_result locking_task_executor::execute(const locked_task& task, const lock_configuration& config,
                                                 const execute_options& options) {
     detail::executor_listeners* const listening = listeners_.get();
-    if (detail::thread_really_holds(config.name())) return run_reentrant(task, config, options, listening);
+    if (detail::executor_holds_on_this_thread(config.name())) return run_reentrant(task, config, options, listening);
     // A wait for the lock is not the time of one try_lock: the acquire histogram leaves it out.
     const bool timed = listening && options.wait_for_lock.count() == 0 && listening->sampler().time_this_call();
     const auto started = timed ? steady::now() : steady::time_point{};

@@ -1,11 +1,17 @@
-// One firing on a worker: lock, body, keep-alive, unlock (the core executor), then the run record.
+// The worker side of a firing, in the order it happens: the timer thread (scheduler_timers.cpp)
+// hands the firings due at one instant to dispatch() as one batch; dispatch() only marks each task
+// running and wakes one worker, which wakes the next (up to one per firing or worker); each worker
+// takes the batch's firings in order (take_firings) and runs each (run_one -> run_firing): lock,
+// body, keep-alive, unlock in the core executor (locking_task_executor.cpp), then the run record,
+// the metrics and the status (observe, scheduler_status.cpp).
 #include "scheduler_impl.hpp"
 
 #include <shedlock/duration.hpp>
 #include <shedlock/error.hpp>
 
+#include <boost/asio/post.hpp>
+
 #include <algorithm>
-#include <cstdio>
 
 namespace shedlock {
 namespace {
@@ -29,6 +35,62 @@ private:
 };
 
 }  // namespace
+
+void scheduler::impl::dispatch(std::vector<firing> batch) {
+    for (auto& f : batch) f.overlaps = f.task->running.exchange(true);
+    begin_jobs(batch.size());
+    const auto workers = std::min(batch.size(), options.worker_threads);
+    add_worker(std::make_shared<firing_batch>(std::move(batch), workers));
+}
+
+void scheduler::impl::add_worker(const std::shared_ptr<firing_batch>& batch) {
+    if (batch->workers_added.fetch_add(1) < batch->workers) boost::asio::post(*pool, [this, batch] { take_firings(batch); });
+}
+
+void scheduler::impl::take_firings(const std::shared_ptr<firing_batch>& batch) {
+    // Each worker adds the next before it starts: waking a worker can cost the waker its core
+    // (on a busy machine for milliseconds), so the timer thread wakes only the first and the
+    // batch never waits for a descheduled dispatcher.
+    add_worker(batch);
+    auto& firings = batch->firings;
+    std::size_t done = 0;
+    for (auto i = batch->next.fetch_add(1); i < firings.size(); i = batch->next.fetch_add(1), ++done) run_one(firings[i]);
+    // Counted once per worker and batch, not per firing (run_one does not): every worker takes
+    // this mutex.
+    if (done > 0) {
+        std::lock_guard lock(jobs_mutex);
+        if ((jobs -= done) == 0) jobs_done.notify_all();
+    }
+}
+
+void scheduler::impl::run_one(const firing& f) {
+    task_runtime& t = *f.task;
+    if (f.overlaps) {  // leaves `running` to the run in flight
+        auto r = skipped_running(t, f.at);
+        report_skipped(t, r);
+        record(r);
+        observe(t, r);
+        if (f.manual) f.manual->set_value(r);
+        return;
+    }
+    auto r = run_firing(t, f.at);
+    t.running.store(false);
+    if (f.manual) {
+        if (r) f.manual->set_value(*r);
+        else f.manual->set_exception(std::make_exception_ptr(configuration_error(
+                 "run_now(\"" + t.task.definition.name + "\"): the scheduler stopped before the task started")));
+    } else if (t.task.timing.after_completion()) {
+        const auto next = wall.now() + t.task.timing.delay();
+        boost::asio::post(io, [this, &t, next] {
+            if (!stopping.load()) arm(t, next);
+        });
+    }
+}
+
+void scheduler::impl::begin_jobs(std::size_t n) {
+    std::lock_guard lock(jobs_mutex);
+    jobs += n;
+}
 
 std::chrono::milliseconds scheduler::impl::wait_for_firing(const task_runtime& t, timestamp at) const {
     const auto wait = t.task.definition.wait_for_lock;
@@ -121,39 +183,6 @@ void scheduler::impl::record(const run_record& r) {
     } catch (const std::exception& e) {
         warn("run record of task \"" + r.task + "\" (" + to_string(r.outcome) + ") was not stored: " + e.what());
     }
-}
-
-void scheduler::impl::check_duration(task_runtime& t, const run_record& r) {
-    if (t.task.definition.keep_alive) return;  // the watchdog extends the lease
-    if (r.outcome != run_outcome::succeeded && r.outcome != run_outcome::failed) return;
-    const auto took = r.finished_at - r.started_at;
-    if (took <= t.task.lock.lock_at_most_for() || t.warned_long_run.exchange(true)) return;
-    warn("task \"" + r.task + "\" ran " + format_duration(took) + ", longer than its lock_at_most_for " +
-         format_duration(t.task.lock.lock_at_most_for()) +
-         ": another instance may have started it meanwhile; raise lock_at_most_for or enable keep_alive");
-}
-
-void scheduler::impl::warn_from_history(const std::vector<detail::prepared_task>& prepared) {
-    for (const auto& p : prepared) {
-        if (p.definition.keep_alive) continue;
-        try {
-            std::chrono::milliseconds longest{0};
-            for (const auto& r : runs.last_runs(p.definition.name, 50))
-                if (r.outcome == run_outcome::succeeded || r.outcome == run_outcome::failed)
-                    longest = std::max(longest, r.finished_at - r.started_at);
-            if (longest > p.lock.lock_at_most_for())
-                warn("task \"" + p.definition.name + "\" has been seen to run " + format_duration(longest) +
-                     ", longer than its lock_at_most_for " + format_duration(p.lock.lock_at_most_for()) +
-                     "; raise lock_at_most_for or enable keep_alive");
-        } catch (const std::exception& e) {
-            warn("could not read the run history of task \"" + p.definition.name + "\": " + e.what());
-        }
-    }
-}
-
-void scheduler::impl::warn(const std::string& message) const {
-    if (options.warn) options.warn(message);
-    else std::fprintf(stderr, "shedlock scheduler: %s\n", message.c_str());
 }
 
 }  // namespace shedlock

@@ -67,39 +67,42 @@ using precise_time = std::chrono::sys_time<std::chrono::nanoseconds>;
 using arm_list = std::vector<std::pair<task_runtime*, timestamp>>;
 
 /// The last next-firing time computed in one wake(): the tasks of a burst on one trigger share it.
-struct next_memo {
+struct next_firing_cache {
     const detail::schedule* timing = nullptr;
     timestamp at{};
     std::optional<timestamp> next;
 };
 
-/// Firings dispatched together; the workers that drain it take them in order.
+/// Firings dispatched together; the workers added to it take them in order.
 struct firing_batch {
     firing_batch(std::vector<firing> f, std::size_t w) : firings(std::move(f)), workers(w) {}
     std::vector<firing> firings;
-    std::size_t workers;                    // how many workers drain it (at most one per firing)
+    std::size_t workers;                    // how many workers take its firings (at most one per firing)
     std::atomic<std::size_t> next{0};       // the next firing to take
-    std::atomic<std::size_t> recruited{0};  // workers asked so far
+    std::atomic<std::size_t> workers_added{0};  // workers asked so far (add_worker)
 };
 
 struct scheduler::impl {
     impl(lock_provider& l, run_store& r, scheduler_options o);
 
-    // timers (scheduler_timers.cpp) — called on the timer thread
+    // The firing path reads in two files: the timer thread (scheduler_timers.cpp), then the
+    // workers (scheduler_firing.cpp).
+    // timers (scheduler_timers.cpp): on the timer thread
     void arm(task_runtime& t, timestamp at);
     void disarm(task_runtime& t);
     void wake();
     std::vector<firing> take_due(precise_time reached, arm_list& skipped);
-    void arm_next(task_runtime& t, timestamp at, timestamp now, next_memo& memo);
+    void arm_next(task_runtime& t, timestamp at, timestamp now, next_firing_cache& cache);
     void set_timer(timestamp at);
     precise_time precise_now() const;
     std::chrono::nanoseconds until(timestamp at) const;
-    // dispatch (scheduler_dispatch.cpp) — from any thread; the firings run on the workers
+    // firings (scheduler_firing.cpp): dispatch from any thread, the rest on the workers
     void dispatch(std::vector<firing> batch);
-    void drain(const std::shared_ptr<firing_batch>& batch);
-    void recruit(const std::shared_ptr<firing_batch>& batch);
+    /// Asks one more worker to take firings from `batch`, unless it has enough.
+    void add_worker(const std::shared_ptr<firing_batch>& batch);
+    /// A worker's share of `batch`: its firings in order, until none is left.
+    void take_firings(const std::shared_ptr<firing_batch>& batch);
     void run_one(const firing& f);
-    // firings (scheduler_firing.cpp) — on the workers
     std::optional<run_record> run_firing(task_runtime& t, timestamp at);
     /// How long the firing at `at` may wait for its lock: wait_for_lock, cut at the next firing.
     std::chrono::milliseconds wait_for_firing(const task_runtime& t, timestamp at) const;
@@ -108,14 +111,14 @@ struct scheduler::impl {
     /// Hands a firing that never reached the executor (skipped_running, a lock name that did not
     /// render) to the executor's listeners.
     void report_skipped(const task_runtime& t, const run_record& r);
-    void check_duration(task_runtime& t, const run_record& r);
-    void warn_from_history(const std::vector<detail::prepared_task>& tasks);
-    void warn(const std::string& message) const;
-    void begin_jobs(std::size_t n);  // drain() counts them done, once per worker and batch
-    // metrics and status (scheduler_status.cpp)
+    void begin_jobs(std::size_t n);  // take_firings() counts them done, once per worker and batch
+    // metrics, status and warnings (scheduler_status.cpp)
     void instrument(task_runtime& t);
     void observe(task_runtime& t, const run_record& r);
     void set_next_fire(task_runtime& t, std::optional<timestamp> at);
+    void check_duration(task_runtime& t, const run_record& r);
+    void warn_from_history(const std::vector<detail::prepared_task>& tasks);
+    void warn(const std::string& message) const;
     // expired records of rendered lock names (rendered_lock_sweep.cpp) — on the workers
     void sweep_rendered_locks();
     std::vector<std::string> expired_rendered_names(const std::vector<lock_record>& records, timestamp cutoff) const;

@@ -1,7 +1,12 @@
 // What the scheduler tells observers: its metrics (task runs, durations, lateness, last success,
-// next firing) and a snapshot of every task for status pages.
+// next firing), a snapshot of every task for status pages, and its warnings (runs longer than
+// lock_at_most_for, now or in the run history; the warning sink).
 #include "scheduler_impl.hpp"
 
+#include <shedlock/duration.hpp>
+
+#include <algorithm>
+#include <cstdio>
 
 namespace shedlock {
 namespace {
@@ -50,6 +55,39 @@ void scheduler::impl::observe(task_runtime& t, const run_record& r) {
 void scheduler::impl::set_next_fire(task_runtime& t, std::optional<timestamp> at) {
     t.next_fire_ms.store(at ? at->time_since_epoch().count() : -1);
     if (t.next_fire) t.next_fire->set(at ? epoch_seconds(*at) : 0);
+}
+
+void scheduler::impl::check_duration(task_runtime& t, const run_record& r) {
+    if (t.task.definition.keep_alive) return;  // the watchdog extends the lease
+    if (r.outcome != run_outcome::succeeded && r.outcome != run_outcome::failed) return;
+    const auto took = r.finished_at - r.started_at;
+    if (took <= t.task.lock.lock_at_most_for() || t.warned_long_run.exchange(true)) return;
+    warn("task \"" + r.task + "\" ran " + format_duration(took) + ", longer than its lock_at_most_for " +
+         format_duration(t.task.lock.lock_at_most_for()) +
+         ": another instance may have started it meanwhile; raise lock_at_most_for or enable keep_alive");
+}
+
+void scheduler::impl::warn_from_history(const std::vector<detail::prepared_task>& prepared) {
+    for (const auto& p : prepared) {
+        if (p.definition.keep_alive) continue;
+        try {
+            std::chrono::milliseconds longest{0};
+            for (const auto& r : runs.last_runs(p.definition.name, 50))
+                if (r.outcome == run_outcome::succeeded || r.outcome == run_outcome::failed)
+                    longest = std::max(longest, r.finished_at - r.started_at);
+            if (longest > p.lock.lock_at_most_for())
+                warn("task \"" + p.definition.name + "\" has been seen to run " + format_duration(longest) +
+                     ", longer than its lock_at_most_for " + format_duration(p.lock.lock_at_most_for()) +
+                     "; raise lock_at_most_for or enable keep_alive");
+        } catch (const std::exception& e) {
+            warn("could not read the run history of task \"" + p.definition.name + "\": " + e.what());
+        }
+    }
+}
+
+void scheduler::impl::warn(const std::string& message) const {
+    if (options.warn) options.warn(message);
+    else std::fprintf(stderr, "shedlock scheduler: %s\n", message.c_str());
 }
 
 std::vector<task_status> scheduler::task_statuses() const {

@@ -1,7 +1,8 @@
 // The timer thread: the armed tasks grouped by firing time and one steady_timer for the earliest.
 // When it expires, every task that is due goes to the workers as one batch before any next firing
-// time is computed; each firing runs, or is skipped as missed; if the timer woke early against the
-// wall clock, nothing is due yet and it waits again.
+// time is computed (the workers take them from there: scheduler_firing.cpp); each firing runs, or
+// is skipped as missed; if the timer woke early against the wall clock, nothing is due yet and it
+// waits again.
 #include "scheduler_impl.hpp"
 
 #include <algorithm>
@@ -58,8 +59,8 @@ void scheduler::impl::wake() {
         firings.fetch_add(batch.size());
         dispatch(std::move(batch));  // first: computing the next firing times is not urgent
     }
-    next_memo memo;
-    for (const auto& [t, at] : fired) arm_next(*t, at, now, memo);
+    next_firing_cache cache;
+    for (const auto& [t, at] : fired) arm_next(*t, at, now, cache);
     for (const auto& [t, next] : skipped) arm(*t, next);
     waking = false;
     if (!queue.empty()) set_timer(queue.begin()->first);
@@ -87,18 +88,18 @@ std::vector<firing> scheduler::impl::take_due(precise_time reached, arm_list& sk
     return due;
 }
 
-void scheduler::impl::arm_next(task_runtime& t, timestamp at, timestamp now, next_memo& memo) {
+void scheduler::impl::arm_next(task_runtime& t, timestamp at, timestamp now, next_firing_cache& cache) {
     const auto& timing = t.task.timing;
     if (timing.after_completion()) return;  // re-armed when the run completes
     // Walking the cron fields costs about a microsecond, and this thread shares the cores with
     // the workers running the burst: the tasks of a burst on one trigger compute it once.
-    if (!memo.timing || memo.at != at || !memo.timing->same_times(timing)) {
+    if (!cache.timing || cache.at != at || !cache.timing->same_times(timing)) {
         auto next = timing.next(at);
         // A late firing (within its grace) runs once; the next slot is still in the future.
         if (next && *next <= now) next = timing.next_after_now(at, now);
-        memo = {&timing, at, next};
+        cache = {&timing, at, next};
     }
-    if (memo.next) arm(t, *memo.next);
+    if (cache.next) arm(t, *cache.next);
 }
 
 }  // namespace shedlock
