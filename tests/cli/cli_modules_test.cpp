@@ -473,3 +473,24 @@ TEST_CASE("cli: a module whose note was altered is refused before dlopen", "[cli
         CHECK_THAT(r.err, Contains("memory.so is not a provider module of shedlock") && Contains(message));
     }
 }
+
+TEST_CASE("cli: dlopen maps the very file that was checked, through its descriptor", "[cli][modules]") {
+    // The file is opened once, checked, and dlopen'ed as /proc/self/fd/N (module_files.hpp): a
+    // module swapped in by path between the check and dlopen is not the one mapped. The dynamic
+    // loader's own trace (LD_DEBUG=files) names what it was asked to open.
+    const std::string trace = scratch_dir() + "/dlopen-trace";  // the loader appends .<pid>
+    const auto is_trace = [](const std::filesystem::path& p) { return p.filename().string().rfind("dlopen-trace", 0) == 0; };
+    for (const auto& entry : std::filesystem::directory_iterator(scratch_dir()))
+        if (is_trace(entry.path())) std::filesystem::remove(entry.path());
+    ::setenv("LD_DEBUG", "files", 1);
+    ::setenv("LD_DEBUG_OUTPUT", trace.c_str(), 1);
+    const auto r = run_cli({"schema", "apply", "-p", "memory:"});
+    ::unsetenv("LD_DEBUG");
+    ::unsetenv("LD_DEBUG_OUTPUT");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    std::string loaded;
+    for (const auto& entry : std::filesystem::directory_iterator(scratch_dir()))
+        if (is_trace(entry.path())) loaded += read_file(entry.path().string());
+    CHECK_THAT(loaded, Contains("file=/proc/self/fd/") && !Contains("providers/memory.so"));
+}
