@@ -351,6 +351,28 @@ void accept_next(const std::shared_ptr<http_server_state>& state) {
     });
 }
 
+/// The heartbeat's timers on the backend thread, each beat counted as a backend call like an
+/// answer's: a beat stuck on a frozen backend has the requests behind it answered 503 at once
+/// (backend_stuck), as a stuck answer does.
+class backend_call_timers final : public timer_service {
+public:
+    backend_call_timers(timer_service& on_backend_thread, std::shared_ptr<http_server_state> state)
+        : inner_(on_backend_thread), state_(std::move(state)) {}
+    timer_id call_after(std::chrono::steady_clock::duration delay, std::function<void()> callback) override {
+        return inner_.call_after(delay, [state = state_, callback = std::move(callback)] {
+            state->backend_call_started = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                              std::chrono::steady_clock::now().time_since_epoch()).count();
+            callback();
+            state->backend_call_started = 0;
+        });
+    }
+    void cancel(timer_id id) noexcept override { inner_.cancel(id); }
+
+private:
+    timer_service& inner_;
+    std::shared_ptr<http_server_state> state_;
+};
+
 class status_server_impl final : public status_server {
 public:
     status_server_impl(scheduler& tasks, boost::asio::io_context& io, detail::status_routes routes)
@@ -402,7 +424,7 @@ public:
         if (every == std::chrono::milliseconds{0}) return;
         heartbeat_ = std::make_unique<detail::instance_heartbeat>(
             tasks_.provider(), every, [&tasks = tasks_](const std::string& m) { detail::scheduler_access::warn(tasks, m); },
-            backend_timers_);
+            heartbeat_timers_);
     }
 
 private:
@@ -413,6 +435,7 @@ private:
     // The heartbeat beats on the backend thread: a beat is a backend call (never on the io thread).
     detail::asio_timer_service backend_timers_{backend_worker_.get_executor()};
     std::shared_ptr<http_server_state> state_;
+    backend_call_timers heartbeat_timers_{backend_timers_, state_};
     std::uint16_t port_ = 0;
     std::unique_ptr<detail::instance_heartbeat> heartbeat_;  // stopped (its record deleted) first
 };
