@@ -82,7 +82,8 @@ endfunction()
 
 # shedlock_cli_module(<target> <output dir> <component> SOURCES ...): a plug-in module made of
 # SOURCES and the component's objects (shedlock_cli_module_parts), linked against the shared core;
-# found at run time by soname (the program has loaded the core already) or beside its directory.
+# found at run time by soname (the program has loaded the core already) or beside its directory
+# (the same RUNPATH in the build tree, which mirrors the install layout: see shedlock_cli's).
 function(shedlock_cli_module target output_dir component)
   cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
   shedlock_cli_module_parts(${component} objects links components)
@@ -92,7 +93,7 @@ function(shedlock_cli_module target output_dir component)
     target_compile_definitions(${target} PRIVATE $<TARGET_PROPERTY:${used},INTERFACE_COMPILE_DEFINITIONS>)
   endforeach()
   set_target_properties(${target} PROPERTIES PREFIX "" LIBRARY_OUTPUT_DIRECTORY ${output_dir}
-    CXX_VISIBILITY_PRESET hidden INSTALL_RPATH "$ORIGIN/..")
+    CXX_VISIBILITY_PRESET hidden INSTALL_RPATH "$ORIGIN/.." BUILD_WITH_INSTALL_RPATH ON)
   target_link_libraries(${target} PRIVATE shedlock_cli_core ${links} shedlock_cli_module_build)
   # Every symbol resolved when linked; the archives of other libraries stay private to the module.
   target_link_options(${target} PRIVATE -Wl,--exclude-libs,ALL -Wl,--no-undefined)

@@ -61,6 +61,18 @@ std::string module_marker(const std::string& name) {
     return marker;
 }
 
+/// The directory of the shared core (libshedlock-core.so.<ABI>) the program and its modules link.
+std::string core_dir() { return std::filesystem::path(SHEDLOCK_CLI_CORE).parent_path().string(); }
+
+/// A copy of the program in `bin`, with the shared core where its RUNPATH ($ORIGIN/...) looks.
+void copy_program(const std::filesystem::path& bin) {
+    const std::filesystem::path cli(SHEDLOCK_CLI_PATH);
+    const auto core = (bin / std::filesystem::path(core_dir()).lexically_relative(cli.parent_path())).lexically_normal();
+    std::filesystem::create_directories(core);
+    std::filesystem::copy_file(cli, bin / "shedlock");
+    std::filesystem::copy_file(SHEDLOCK_CLI_CORE, core / std::filesystem::path(SHEDLOCK_CLI_CORE).filename());
+}
+
 /// The first `bytes` bytes of `source` as `target`: a copy cut short (a full disk, an interrupted
 /// download or package install).
 void write_truncated_copy(const std::string& source, const std::string& target, std::size_t bytes) {
@@ -188,8 +200,10 @@ TEST_CASE("cli: without /proc no module is loaded relative to the current direct
     std::filesystem::copy_file(SHEDLOCK_TEST_MODULE_OWN, planted / "sqlite.so");
     const std::string marker = module_marker("planted");
     const std::string out = scratch_dir() + "/noproc/stderr";
+    // Without /proc the program finds its shared core through the install directory in its RUNPATH
+    // ($ORIGIN needs /proc/self/exe); a build tree's core is not there, so it is named here.
     const std::string script = "mount -t tmpfs none /proc && test ! -e /proc/self/exe && cd '" + cwd.string() +
-                               "' && exec '" SHEDLOCK_CLI_PATH "' schema apply -p '" + sqlite_uri() + "' 2>'" + out + "'";
+                               "' && LD_LIBRARY_PATH='" + core_dir() + "' exec '" SHEDLOCK_CLI_PATH "' schema apply -p '" + sqlite_uri() + "' 2>'" + out + "'";
     const int wait_status = std::system(("unshare --map-root-user --mount sh -c \"" + script + "\"").c_str());
     const std::string err = read_file(out);
     INFO("planted " << (planted / "sqlite.so").string() << "\n" << err);
@@ -210,7 +224,7 @@ TEST_CASE("cli: a truncated config module is refused before dlopen, not killed b
     const auto copy_config = (copy_bin / config_so.parent_path().lexically_relative(cli.parent_path())).lexically_normal();
     std::filesystem::create_directories(copy_bin);
     std::filesystem::create_directories(copy_config);
-    std::filesystem::copy_file(cli, copy_bin / "shedlock");
+    copy_program(copy_bin);
     write_truncated_copy(config_so.string(), (copy_config / "config.so").string(), 4096);
     const std::string config = root.string() + "/shedlock.toml";
     std::ofstream(config) << "[shedlock]\nprovider = \"memory:\"\n[tasks.t]\nlock_at_most_for = \"10s\"\n";
@@ -325,7 +339,7 @@ TEST_CASE("cli: a FIFO in place of the config module is refused, not waited on",
     const auto copy_config = (copy_bin / (modules / "cli").lexically_relative(cli.parent_path())).lexically_normal();
     std::filesystem::create_directories(copy_bin);
     std::filesystem::create_directories(copy_config);
-    std::filesystem::copy_file(cli, copy_bin / "shedlock");
+    copy_program(copy_bin);
     REQUIRE(::mkfifo((copy_config / "config.so").c_str(), 0644) == 0);
     const std::string config = root.string() + "/shedlock.toml";
     std::ofstream(config) << "[shedlock]\nprovider = \"memory:\"\n[tasks.t]\ncron = \"0 0 2 * * ?\"\n"
@@ -431,7 +445,7 @@ TEST_CASE("cli: a provider module in place of the config module is refused befor
     const auto copy_config = (copy_bin / (modules / "cli").lexically_relative(cli.parent_path())).lexically_normal();
     std::filesystem::create_directories(copy_bin);
     std::filesystem::create_directories(copy_config);
-    std::filesystem::copy_file(cli, copy_bin / "shedlock");
+    copy_program(copy_bin);
     std::filesystem::copy_file(SHEDLOCK_TEST_MODULE_OWN, copy_config / "config.so");
     const std::string config = root.string() + "/shedlock.toml";
     std::ofstream(config) << "[shedlock]\nprovider = \"memory:\"\n[tasks.t]\nlock_at_most_for = \"10s\"\n";
