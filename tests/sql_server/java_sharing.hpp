@@ -15,13 +15,27 @@ std::string fresh_table(const std::string& stem);
 /// Our provider on `table` in db time, creating the table with our DDL when it is missing.
 std::unique_ptr<sql::sql_lock_provider> db_time_provider(const std::string& table);
 
-/// Java's re-locks right after its unlock refused in `cycles`, on a table our DDL created (the
-/// DDL `shedlock schema apply` runs). The table is left for the caller to drop.
+/// How many of Java's re-locks right after its unlock were refused.
+struct relock_refusals {
+    int ours;    ///< on a table our DDL created (the DDL `shedlock schema apply` runs)
+    int theirs;  ///< on a table `their_ddl` created
+};
+
+/// Java's lock, then `cycles` times unlock and re-lock at once, on a table our DDL creates and on
+/// one that `their_ddl` creates ("{t}" = the table, `<their_stem>_<pid>`); both dropped after.
 template <class Java>
-int refused_relocks_on_our_ddl(const std::string& table, int cycles) {
-    (void)db_time_provider(table);
-    Java on_ours(table, "java-host-1");
-    return refused_java_relocks(on_ours, "relock", cycles);
+relock_refusals refused_relocks(const std::string& their_stem, const std::string& their_ddl, int cycles) {
+    const std::string ours = fresh_table("java_ours");
+    (void)db_time_provider(ours);
+    Java on_ours(ours, "java-host-1");
+    const int refused_ours = refused_java_relocks(on_ours, "relock", cycles);
+
+    const std::string theirs = fresh_table(their_stem);
+    backend().exec(with_table(their_ddl, theirs));
+    Java on_theirs(theirs, "java-host-1");
+    const int refused_theirs = refused_java_relocks(on_theirs, "relock", cycles);
+    backend().exec("DROP TABLE " + ours + ", " + theirs);
+    return {refused_ours, refused_theirs};
 }
 
 /// Our provider and Java exclude each other on one table (check_exclusion_with_java).

@@ -17,7 +17,9 @@
 
 namespace shedlock::test::sql_tls {
 
-/// Where a backend's test server is: `script` starts it and sets the variables named here.
+/// Where a backend's test server is (`script` starts it and sets the variables named here), and
+/// its `Options` read from URIs.
+template <class Options>
 struct test_server {
     std::string uri_env;   ///< its URI, as the provider's user
     std::string tls_env;   ///< the folder of its certificates (scripts/tls-certs.sh)
@@ -28,12 +30,21 @@ struct test_server {
 
     /// `Options` for the URI in `env` (uri_env by default) plus `query`, on a table of this
     /// process created on demand.
-    template <class Options>
     Options options(const std::string& query, const std::string& env = "") const {
         auto o = Options::from_uri(parse_provider_uri(required_env(env.empty() ? uri_env : env, script) + "?" + query));
         o.table = "tls_" + std::to_string(::getpid());
         o.create_schema_if_missing = true;
         return o;
+    }
+
+    /// The configuration_error's message that reading `text` gives, or "(no error)".
+    static std::string uri_error(const std::string& text) {
+        try {
+            (void)Options::from_uri(parse_provider_uri(text));
+        } catch (const configuration_error& e) {
+            return e.what();
+        }
+        return "(no error)";
     }
 };
 
@@ -46,17 +57,6 @@ inline storage_error refused(const std::function<void()>& open) {
     }
     FAIL("connected, but should have been refused");
     throw std::logic_error("unreachable");
-}
-
-/// The configuration_error's message that reading `text` as `Options` gives, or "(no error)".
-template <class Options>
-std::string uri_error(const std::string& text) {
-    try {
-        (void)Options::from_uri(parse_provider_uri(text));
-    } catch (const configuration_error& e) {
-        return e.what();
-    }
-    return "(no error)";
 }
 
 }  // namespace shedlock::test::sql_tls

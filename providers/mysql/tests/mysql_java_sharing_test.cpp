@@ -57,22 +57,16 @@ using namespace shedlock::test::sql_server;
 
 TEST_CASE("mysql: Java ShedLock in db time re-locks right after its unlock, on our DDL and on its own", "[mysql][java]") {
     constexpr int cycles = 1000;
-    const std::string ours = fresh_table("java_ours");
-    const int refused_ours = refused_relocks_on_our_ddl<java_instance>(ours, cycles);
-
     // Java's documented MySQL DDL. UTC_TIMESTAMP(3) is already whole milliseconds, so nothing
     // rounds here (unlike PostgreSQL's now()); the session time zone is UTC as ours sets it.
-    const std::string javas = fresh_table("java_theirs");
-    mysql_server::exec("CREATE TABLE " + javas + "(name VARCHAR(64) NOT NULL, lock_until TIMESTAMP(3) NOT NULL, locked_at "
-                       "TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3), locked_by VARCHAR(255) NOT NULL, PRIMARY KEY (name))");
-    java_instance on_javas(javas, "java-host-1");
-    const int refused_javas = shedlock::test::refused_java_relocks(on_javas, "relock", cycles);
-
+    const auto refused = refused_relocks<java_instance>(
+        "java_theirs", "CREATE TABLE {t}(name VARCHAR(64) NOT NULL, lock_until TIMESTAMP(3) NOT NULL, locked_at "
+                       "TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3), locked_by VARCHAR(255) NOT NULL, PRIMARY KEY (name))",
+        cycles);
     std::cout << "MariaDB: Java re-locks refused right after unlock, " << cycles << " cycles: DATETIME(3) (ours) "
-              << refused_ours << ", TIMESTAMP(3) (Java's DDL) " << refused_javas << "\n";
-    CHECK(refused_ours == 0);
-    CHECK(refused_javas == 0);
-    mysql_server::exec("DROP TABLE " + ours + ", " + javas);
+              << refused.ours << ", TIMESTAMP(3) (Java's DDL) " << refused.theirs << "\n";
+    CHECK(refused.ours == 0);
+    CHECK(refused.theirs == 0);
 }
 
 TEST_CASE("mysql: our provider and Java ShedLock's statements exclude each other on one table", "[mysql][java]") {

@@ -17,20 +17,6 @@ inline const std::string password = "shedlock-test-pw";  // what providers/mysql
 
 inline std::string uri() { return required_env("SHEDLOCK_TEST_MYSQL_URI", "providers/mysql/server.sh"); }
 
-/// Runs `sql` on a connection of its own, outside the provider; throws the server's error.
-inline void exec(const std::string& sql) {
-    const auto o = providers::mysql_options::from_uri(parse_provider_uri(uri()));
-    MYSQL* db = mysql_init(nullptr);
-    if (!mysql_real_connect(db, o.host.c_str(), o.user.c_str(), o.password ? o.password->c_str() : nullptr,
-                            o.database.c_str(), o.port, nullptr, 0) ||
-        mysql_query(db, sql.c_str()) != 0) {
-        const std::string error = std::string("mysql: ") + mysql_error(db) + " (in: " + sql + ")";
-        mysql_close(db);
-        throw std::runtime_error(error);
-    }
-    mysql_close(db);
-}
-
 /// The first column of every row of `sql`, on a connection of its own; throws the server's error.
 inline std::vector<std::string> first_column(const std::string& sql) {
     const auto o = providers::mysql_options::from_uri(parse_provider_uri(uri()));
@@ -47,5 +33,8 @@ inline std::vector<std::string> first_column(const std::string& sql) {
     if (!error.empty()) throw std::runtime_error("mysql: " + error + " (in: " + sql + ")");
     return values;
 }
+
+/// Runs `sql` on a connection of its own, outside the provider; throws the server's error.
+inline void exec(const std::string& sql) { (void)first_column(sql); }
 
 }  // namespace shedlock::test::mysql_server

@@ -26,13 +26,9 @@ namespace test_server = shedlock::test::mysql_server;
 
 namespace {
 
-const test::sql_tls::test_server tls_server{"SHEDLOCK_TEST_MYSQL_URI", "SHEDLOCK_TEST_MARIADB_TLS_DIR",
-                                            "providers/mysql/server.sh"};
-
-/// The test server's URI (or `env`'s) with `query` and a table of this process.
-providers::mysql_options options(const std::string& query, const std::string& env = "") {
-    return tls_server.options<providers::mysql_options>(query, env);
-}
+/// The test server, as the provider's user (or the user of another URI variable).
+const test::sql_tls::test_server<providers::mysql_options> tls_server{
+    "SHEDLOCK_TEST_MYSQL_URI", "SHEDLOCK_TEST_MARIADB_TLS_DIR", "providers/mysql/server.sh"};
 
 std::string verified(const std::string& mode, const std::string& ca) {
     return "ssl_mode=" + mode + "&ssl_ca=" + tls_server.file(ca);
@@ -50,8 +46,6 @@ std::string session_cipher(const providers::mysql_options& o) {
 storage_error connect_error(const providers::mysql_options& o) {
     return test::sql_tls::refused([&] { providers::detail::mysql_connection session(o); });
 }
-
-std::string uri_error(const std::string& text) { return test::sql_tls::uri_error<providers::mysql_options>(text); }
 
 std::string packet(std::uint8_t sequence, const std::string& payload) {
     const auto n = payload.size();
@@ -95,35 +89,35 @@ TEST_CASE("mysql TLS URIs: modes, files and combinations are checked before conn
     CHECK(o.tls.key_file == pem);
     CHECK(providers::mysql_options::from_uri(parse_provider_uri(base + "ssl_mode=REQUIRED")).tls.mode == "REQUIRED");
 
-    CHECK_THAT(uri_error(base + "ssl_mode=ON"),
+    CHECK_THAT(tls_server.uri_error(base + "ssl_mode=ON"),
                Contains("ssl_mode=ON") && Contains("DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY"));
-    CHECK_THAT(uri_error(base + "ssl_mode=VERIFY_CA"), Contains("ssl_mode=VERIFY_CA needs ssl_ca="));
-    CHECK_THAT(uri_error(base + "ssl_mode=REQUIRED&ssl_ca=/nonexistent/ca.pem"),
+    CHECK_THAT(tls_server.uri_error(base + "ssl_mode=VERIFY_CA"), Contains("ssl_mode=VERIFY_CA needs ssl_ca="));
+    CHECK_THAT(tls_server.uri_error(base + "ssl_mode=REQUIRED&ssl_ca=/nonexistent/ca.pem"),
                Contains("ssl_ca=/nonexistent/ca.pem") && Contains("No such file"));
-    CHECK_THAT(uri_error(base + "ssl_mode=REQUIRED&ssl_cert=" + pem), Contains("ssl_cert is given without ssl_key"));
-    CHECK_THAT(uri_error(base + "ssl_ca=" + pem), Contains("without ssl_mode") && Contains("ssl_mode=VERIFY_IDENTITY"));
-    CHECK_THAT(uri_error(base + "ssl_mode=DISABLED&ssl_ca=" + pem), Contains("turns TLS off"));
+    CHECK_THAT(tls_server.uri_error(base + "ssl_mode=REQUIRED&ssl_cert=" + pem), Contains("ssl_cert is given without ssl_key"));
+    CHECK_THAT(tls_server.uri_error(base + "ssl_ca=" + pem), Contains("without ssl_mode") && Contains("ssl_mode=VERIFY_IDENTITY"));
+    CHECK_THAT(tls_server.uri_error(base + "ssl_mode=DISABLED&ssl_ca=" + pem), Contains("turns TLS off"));
     for (const char* bad : {"ssl_mode=ON", "ssl_ca=/nonexistent", "ssl_mode=VERIFY_CA"})
-        CHECK_THAT(uri_error(base + bad), !Contains("s3cret"));
+        CHECK_THAT(tls_server.uri_error(base + bad), !Contains("s3cret"));
 }
 
 TEST_CASE("mysql TLS: VERIFY_IDENTITY with the server's CA locks over an encrypted session", "[mysql][tls]") {
-    const auto o = options(verified("VERIFY_IDENTITY", "ca.crt"));
+    const auto o = tls_server.options(verified("VERIFY_IDENTITY", "ca.crt"));
     auto provider = make_mysql_lock_provider(o);
     CHECK(provider->try_lock({"tls-verified", std::chrono::minutes{1}}));
     CHECK_FALSE(session_cipher(o).empty());
     for (const char* mode : {"PREFERRED", "REQUIRED"}) {
         INFO(mode);
-        CHECK_FALSE(session_cipher(options(std::string("ssl_mode=") + mode)).empty());
+        CHECK_FALSE(session_cipher(tls_server.options(std::string("ssl_mode=") + mode)).empty());
     }
-    CHECK_FALSE(session_cipher(options(verified("VERIFY_CA", "ca.crt"))).empty());
-    CHECK(session_cipher(options("ssl_mode=DISABLED")).empty());  // the same check sees a plain session
+    CHECK_FALSE(session_cipher(tls_server.options(verified("VERIFY_CA", "ca.crt"))).empty());
+    CHECK(session_cipher(tls_server.options("ssl_mode=DISABLED")).empty());  // the same check sees a plain session
 }
 
 TEST_CASE("mysql TLS: a CA that did not sign the server's certificate is refused", "[mysql][tls]") {
     for (const char* mode : {"VERIFY_CA", "VERIFY_IDENTITY"}) {
         INFO(mode);
-        const auto e = connect_error(options(verified(mode, "other-ca.crt")));
+        const auto e = connect_error(tls_server.options(verified(mode, "other-ca.crt")));
         CHECK(e.category() == storage_category::access_denied);
         CHECK_THAT(e.what(), Contains("check ssl_mode, ssl_ca") && !Contains(test_server::password));
     }
@@ -131,11 +125,11 @@ TEST_CASE("mysql TLS: a CA that did not sign the server's certificate is refused
 
 TEST_CASE("mysql TLS: a user admitted by client certificate connects with it, not without", "[mysql][tls]") {
     const std::string cert = "&ssl_cert=" + tls_server.file("client.crt") + "&ssl_key=" + tls_server.file("client.key");
-    const auto with_cert = options(verified("VERIFY_IDENTITY", "ca.crt") + cert, "SHEDLOCK_TEST_MYSQL_CERT_URI");
+    const auto with_cert = tls_server.options(verified("VERIFY_IDENTITY", "ca.crt") + cert, "SHEDLOCK_TEST_MYSQL_CERT_URI");
     auto provider = make_mysql_lock_provider(with_cert);
     CHECK(provider->try_lock({"tls-client-cert", std::chrono::minutes{1}}));
 
-    const auto e = connect_error(options(verified("VERIFY_IDENTITY", "ca.crt"), "SHEDLOCK_TEST_MYSQL_CERT_URI"));
+    const auto e = connect_error(tls_server.options(verified("VERIFY_IDENTITY", "ca.crt"), "SHEDLOCK_TEST_MYSQL_CERT_URI"));
     CHECK(e.category() == storage_category::access_denied);
 }
 

@@ -24,13 +24,9 @@ namespace test_server = shedlock::test::postgres_server;
 
 namespace {
 
-const test::sql_tls::test_server tls_server{"SHEDLOCK_TEST_POSTGRES_URI", "SHEDLOCK_TEST_POSTGRES_TLS_DIR",
-                                            "providers/postgres/server.sh"};
-
-/// The test server's URI (or `env`'s) with `query` and a table of this process.
-postgres_options options(const std::string& query, const std::string& env = "") {
-    return tls_server.options<postgres_options>(query, env);
-}
+/// The test server, as the provider's user (or the user of another URI variable).
+const test::sql_tls::test_server<postgres_options> tls_server{
+    "SHEDLOCK_TEST_POSTGRES_URI", "SHEDLOCK_TEST_POSTGRES_TLS_DIR", "providers/postgres/server.sh"};
 
 std::string verified(const std::string& ca) { return "sslmode=verify-full&sslrootcert=" + tls_server.file(ca); }
 
@@ -46,8 +42,6 @@ storage_error open_error(const postgres_options& o) {
     return test::sql_tls::refused([&] { (void)make_postgres_lock_provider(o); });
 }
 
-std::string uri_error(const std::string& text) { return test::sql_tls::uri_error<postgres_options>(text); }
-
 }  // namespace
 
 TEST_CASE("postgres TLS URIs: keys reach libpq, and bad modes, files and combinations are refused", "[postgres][tls][uri]") {
@@ -62,29 +56,29 @@ TEST_CASE("postgres TLS URIs: keys reach libpq, and bad modes, files and combina
                              Contains("sslcert='" + pem + "'") && Contains("sslkey='" + pem + "'"));
     CHECK_THAT(providers::detail::postgres_conninfo(postgres_options::from_uri(parse_provider_uri(base))), !Contains("ssl"));
 
-    CHECK_THAT(uri_error(base + "sslmode=strict"),
+    CHECK_THAT(tls_server.uri_error(base + "sslmode=strict"),
                Contains("sslmode=strict") && Contains("disable, allow, prefer, require, verify-ca, verify-full"));
-    CHECK_THAT(uri_error(base + "sslmode=require&sslrootcert=/nonexistent/ca.pem"),
+    CHECK_THAT(tls_server.uri_error(base + "sslmode=require&sslrootcert=/nonexistent/ca.pem"),
                Contains("sslrootcert=/nonexistent/ca.pem") && Contains("No such file"));
-    CHECK_THAT(uri_error(base + "sslmode=require&sslrootcert=" + test::scratch_dir()), Contains("not a regular file"));
-    CHECK_THAT(uri_error(base + "sslmode=require&sslcert=" + pem), Contains("sslcert is given without sslkey"));
-    CHECK_THAT(uri_error(base + "sslmode=require&sslkey=" + pem), Contains("sslkey is given without sslcert"));
-    CHECK_THAT(uri_error(base + "sslrootcert=" + pem), Contains("without sslmode") && Contains("sslmode=verify-full"));
-    CHECK_THAT(uri_error(base + "sslmode=disable&sslrootcert=" + pem), Contains("turns TLS off"));
+    CHECK_THAT(tls_server.uri_error(base + "sslmode=require&sslrootcert=" + test::scratch_dir()), Contains("not a regular file"));
+    CHECK_THAT(tls_server.uri_error(base + "sslmode=require&sslcert=" + pem), Contains("sslcert is given without sslkey"));
+    CHECK_THAT(tls_server.uri_error(base + "sslmode=require&sslkey=" + pem), Contains("sslkey is given without sslcert"));
+    CHECK_THAT(tls_server.uri_error(base + "sslrootcert=" + pem), Contains("without sslmode") && Contains("sslmode=verify-full"));
+    CHECK_THAT(tls_server.uri_error(base + "sslmode=disable&sslrootcert=" + pem), Contains("turns TLS off"));
     for (const char* bad : {"sslmode=strict", "sslrootcert=/nonexistent", "sslrootcert=/etc"})
-        CHECK_THAT(uri_error(base + bad), !Contains("s3cret"));
+        CHECK_THAT(tls_server.uri_error(base + bad), !Contains("s3cret"));
 }
 
 TEST_CASE("postgres TLS: verify-full with the server's CA locks over an encrypted session", "[postgres][tls]") {
-    const auto o = options(verified("ca.crt"));
+    const auto o = tls_server.options(verified("ca.crt"));
     auto provider = make_postgres_lock_provider(o);
     CHECK(provider->try_lock({"tls-verified", std::chrono::minutes{1}}));
     CHECK(session_ssl(o) == "t");
-    CHECK(session_ssl(options("sslmode=disable")) == "f");  // the same check sees a plain session
+    CHECK(session_ssl(tls_server.options("sslmode=disable")) == "f");  // the same check sees a plain session
 }
 
 TEST_CASE("postgres TLS: a CA that did not sign the server's certificate is refused", "[postgres][tls]") {
-    const auto e = open_error(options(verified("other-ca.crt")));
+    const auto e = open_error(tls_server.options(verified("other-ca.crt")));
     CHECK(e.category() == storage_category::access_denied);
     CHECK_THAT(e.what(), Contains("certificate verify failed") && Contains("check sslmode, sslrootcert") &&
                              !Contains(test_server::password));
@@ -92,12 +86,12 @@ TEST_CASE("postgres TLS: a CA that did not sign the server's certificate is refu
 
 TEST_CASE("postgres TLS: a user admitted by client certificate connects with it, not without", "[postgres][tls]") {
     const std::string cert = "&sslcert=" + tls_server.file("client.crt") + "&sslkey=" + tls_server.file("client.key");
-    auto o = options(verified("ca.crt") + cert, "SHEDLOCK_TEST_POSTGRES_CERT_URI");
+    auto o = tls_server.options(verified("ca.crt") + cert, "SHEDLOCK_TEST_POSTGRES_CERT_URI");
     o.table += "_cert";  // a table of its own: shedlock_cert may not use the tables of user shedlock
     auto provider = make_postgres_lock_provider(o);
     CHECK(provider->try_lock({"tls-client-cert", std::chrono::minutes{1}}));
 
-    const auto e = open_error(options(verified("ca.crt"), "SHEDLOCK_TEST_POSTGRES_CERT_URI"));
+    const auto e = open_error(tls_server.options(verified("ca.crt"), "SHEDLOCK_TEST_POSTGRES_CERT_URI"));
     CHECK(e.category() == storage_category::access_denied);
     CHECK_THAT(e.what(), Contains("certificate"));
 }
