@@ -508,3 +508,19 @@ TEST_CASE("cli: dlopen maps the very file that was checked, through its descript
         if (is_trace(entry.path())) loaded += read_file(entry.path().string());
     CHECK_THAT(loaded, Contains("file=/proc/self/fd/") && !Contains("providers/memory.so"));
 }
+
+TEST_CASE("cli: no library is loaded from the current directory", "[cli][modules]") {
+    // An empty RUNPATH entry (CMake pads its build RPATH with ':') is the current directory to
+    // glibc: the program loaded a libm.so.6 planted there. Libraries the program and the SQLite
+    // module need, planted as garbage in the directory the command starts in.
+    const std::filesystem::path cwd = scratch_dir() + "/planted-libraries";
+    std::filesystem::remove_all(cwd);
+    std::filesystem::create_directories(cwd);
+    for (const char* library : {"libm.so.6", "libstdc++.so.6", "libc.so.6", "libsqlite3.so.0", "libshedlock-core.so.1"})
+        std::ofstream(cwd / library) << "not a library\n";
+    const std::string err = scratch_dir() + "/planted-libraries.err";
+    const int wait_status = std::system(("cd '" + cwd.string() + "' && '" SHEDLOCK_CLI_PATH "' run -p '" + sqlite_uri() +
+                                         "' -n planted --at-most 10s -- true 2>'" + err + "'").c_str());
+    INFO(read_file(err));
+    CHECK(exit_status_of(wait_status) == 0);
+}
