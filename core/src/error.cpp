@@ -15,4 +15,22 @@ const char* to_string(storage_category category) noexcept {
     return "other";
 }
 
+const char* to_string(retry_advice advice) noexcept {
+    switch (advice) {
+        case retry_advice::safe: return "safe to retry";
+        case retry_advice::in_doubt: return "in doubt";
+        case retry_advice::permanent: return "permanent";
+    }
+    return "permanent";
+}
+
+retry_advice default_retry_advice(storage_category category) noexcept {
+    switch (category) {
+        case storage_category::busy:
+        case storage_category::conflict: return retry_advice::safe;
+        case storage_category::unavailable: return retry_advice::in_doubt;
+        default: return retry_advice::permanent;
+    }
+}
+
 }  // namespace shedlock

@@ -6,6 +6,8 @@
 
 #include <mutex>
 
+#include <poll.h>
+
 namespace shedlock::providers::detail {
 namespace {
 
@@ -35,7 +37,7 @@ mysql_connection::mysql_connection(const mysql_options& options)
         const unsigned code = mysql_errno(db_);
         const std::string message = mysql_error(db_);
         mysql_close(db_);
-        throw_mysql_error(code, message, context_);
+        throw_mysql_error(code, message, context_, mysql_stage::connecting);
     }
     try {
         require_tls(db_, options.tls, context_);
@@ -77,7 +79,18 @@ void mysql_connection::set_session(const mysql_options& options) {
     }
 }
 
+void mysql_connection::check_still_open() {
+    pollfd idle{static_cast<int>(mysql_get_socket(db_)), POLLIN, 0};
+    // The server sends nothing unasked: anything readable now is its goodbye (an error packet
+    // before it closed: idle timeout, killed session, shutdown) or the end of the stream.
+    if (idle.fd < 0 || ::poll(&idle, 1, 0) <= 0) return;
+    throw storage_error(storage_category::unavailable, retry_advice::safe,
+                        "MySQL/MariaDB " + context_.shown +
+                            ": the server closed the connection while it idled; the statement was not sent");
+}
+
 sql::sql_result mysql_connection::run_text(const std::string& sql) {
+    check_still_open();
     std::string text = sql;
     while (!text.empty() && (text.back() == ';' || text.back() == '\n')) text.pop_back();
     if (mysql_real_query(db_, text.c_str(), text.size()) != 0) throw_mysql_error(db_, context_);
@@ -102,6 +115,7 @@ sql::sql_result mysql_connection::run_text(const std::string& sql) {
 sql::sql_result mysql_connection::execute(const std::string& sql, const std::vector<sql::sql_param>& params) {
     // Parameterless statements (DDL, probes, listing) go as text: they run rarely.
     if (params.empty()) return run_text(sql);
+    check_still_open();
     auto it = statements_.find(sql);
     if (it == statements_.end())
         it = statements_.emplace(sql, std::make_unique<mysql_statement>(db_, sql, context_)).first;

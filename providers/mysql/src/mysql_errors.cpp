@@ -45,11 +45,25 @@ std::string hint(unsigned code, storage_category category) {
 
 }  // namespace
 
-void throw_mysql_error(unsigned code, const std::string& message, const mysql_error_context& context) {
+retry_advice mysql_retry_advice(unsigned code, storage_category category, mysql_stage stage) {
+    if (category != storage_category::unavailable) return default_retry_advice(category);
+    if (stage != mysql_stage::executing) return retry_advice::safe;
+    switch (code) {
+        case 2006:  // CR_SERVER_GONE_ERROR: the statement could not be written
+        case 4031:  // ER_CLIENT_INTERACTION_TIMEOUT: the server had closed the idle connection
+            return retry_advice::safe;
+        default: return retry_advice::in_doubt;  // CR_SERVER_LOST (2013), killed, shutdown, ...
+    }
+}
+
+void throw_mysql_error(unsigned code, const std::string& message, const mysql_error_context& context, mysql_stage stage) {
     const std::string& text = message;
     const auto category = category_of(code);
-    throw storage_error(category, "MySQL/MariaDB " + context.shown + ": " + text + " [error " + std::to_string(code) +
-                                      "]" + hint(code, category));
+    const auto advice = mysql_retry_advice(code, category, stage);
+    throw storage_error(category, advice,
+                        "MySQL/MariaDB " + context.shown + ": " + text + " [error " + std::to_string(code) + "]" +
+                            hint(code, category) +
+                            (advice == retry_advice::in_doubt ? std::string("; ") + may_have_been_applied : ""));
 }
 
 }  // namespace shedlock::providers::detail

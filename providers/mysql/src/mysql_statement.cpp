@@ -10,12 +10,12 @@ namespace shedlock::providers::detail {
 
 mysql_statement::mysql_statement(MYSQL* db, const std::string& sql, const mysql_error_context& context)
     : db_(db), stmt_(mysql_stmt_init(db)), context_(context) {
-    if (!stmt_) throw_mysql_error(db_, context_);
+    if (!stmt_) throw_mysql_error(db_, context_, mysql_stage::preparing);
     if (mysql_stmt_prepare(stmt_, sql.c_str(), sql.size()) != 0) {
         const unsigned code = mysql_stmt_errno(stmt_);
         const std::string message = mysql_stmt_error(stmt_);
         mysql_stmt_close(stmt_);
-        throw_mysql_error(code, message, context_);
+        throw_mysql_error(code, message, context_, mysql_stage::preparing);
     }
 }
 

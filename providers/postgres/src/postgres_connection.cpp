@@ -8,6 +8,8 @@
 #include <pqxx/prepared_statement>
 #include <pqxx/result>
 
+#include <poll.h>
+
 namespace shedlock::providers::detail {
 namespace {
 
@@ -28,6 +30,17 @@ storage_category category_of_state(const std::string& state) {
     if (state == "40001" || state == "40P01") return storage_category::conflict;  // serialization, deadlock
     if (state == "57014" || state.rfind("40", 0) == 0 || state.rfind("55P", 0) == 0) return storage_category::busy;
     return storage_category::other;
+}
+
+/// A statement the server failed: refused or rolled back (busy, conflict) is safe to run again;
+/// a session that ended during it (08*, 57P*) may have committed it before the answer was lost.
+retry_advice advice_of_state(storage_category category, bool sent) {
+    if (category == storage_category::unavailable) return sent ? retry_advice::in_doubt : retry_advice::safe;
+    return default_retry_advice(category);
+}
+
+std::string doubt_clause(retry_advice advice) {
+    return advice == retry_advice::in_doubt ? std::string("; ") + may_have_been_applied : std::string();
 }
 
 /// A certificate was refused, or TLS was required and not offered: no retry will help.
@@ -79,13 +92,16 @@ std::string postgres_conninfo(const postgres_options& o) {
     return info;
 }
 
-void throw_postgres_error(const std::exception& e, const std::string& shown) {
+void throw_postgres_error(const std::exception& e, const std::string& shown, bool sent) {
     std::string message = e.what();
     while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
     const std::string prefix = "PostgreSQL " + shown + ": ";
     if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&e)) {
         const auto category = category_of_state(sql->sqlstate());
-        throw storage_error(category, prefix + message + (sql->sqlstate().empty() ? "" : " [SQLSTATE " + sql->sqlstate() + "]"));
+        const auto advice = advice_of_state(category, sent);
+        throw storage_error(category, advice,
+                            prefix + message + (sql->sqlstate().empty() ? "" : " [SQLSTATE " + sql->sqlstate() + "]") +
+                                doubt_clause(advice));
     }
     if (dynamic_cast<const pqxx::broken_connection*>(&e)) {
         const auto category = category_of_connect_failure(message);
@@ -95,11 +111,16 @@ void throw_postgres_error(const std::exception& e, const std::string& shown) {
                                              "sslcert and sslkey"
                                            : "; check the user and password";
         if (category == storage_category::unavailable) hint = "; is the server running and reachable?";
-        throw storage_error(category, prefix + message + hint);
+        const auto advice = category != storage_category::unavailable ? retry_advice::permanent
+                            : sent                                     ? retry_advice::in_doubt
+                                                                       : retry_advice::safe;
+        throw storage_error(category, advice, prefix + message + hint + doubt_clause(advice));
     }
-    if (dynamic_cast<const pqxx::in_doubt_error*>(&e) || dynamic_cast<const pqxx::failure*>(&e))
-        throw storage_error(storage_category::unavailable, prefix + message);
-    throw storage_error(storage_category::other, prefix + message);
+    if (dynamic_cast<const pqxx::in_doubt_error*>(&e) || dynamic_cast<const pqxx::failure*>(&e)) {
+        const auto advice = sent ? retry_advice::in_doubt : retry_advice::safe;
+        throw storage_error(storage_category::unavailable, advice, prefix + message + doubt_clause(advice));
+    }
+    throw storage_error(storage_category::other, retry_advice::permanent, prefix + message);
 }
 
 postgres_connection::postgres_connection(const postgres_options& options)
@@ -107,7 +128,7 @@ postgres_connection::postgres_connection(const postgres_options& options)
     try {
         connection_ = std::make_unique<pqxx::connection>(postgres_conninfo(options));
     } catch (const std::exception& e) {
-        throw_postgres_error(e, shown_);
+        throw_postgres_error(e, shown_, false);
     }
 }
 
@@ -130,14 +151,31 @@ pqxx::result postgres_connection::run_before_deadline(const std::string& sql, co
                               : autocommit.exec_prepared(prepared_name(sql), pqxx::prepare::make_dynamic_params(values));
     } catch (const std::exception&) {
         if (!deadline.expired()) throw;
-        throw storage_error(storage_category::unavailable,
+        throw storage_error(storage_category::unavailable, retry_advice::in_doubt,
                             "PostgreSQL " + shown_ + ": no answer within " + seconds_text(answer_within_) +
                                 " (statement_timeout + connect_timeout); the connection was closed. Is the server "
-                                "stopped or overloaded, or the network silent?");
+                                "stopped or overloaded, or the network silent? " + may_have_been_applied);
+    }
+}
+
+void postgres_connection::check_still_open() {
+    pollfd idle{connection_->sock(), POLLIN, 0};
+    if (idle.fd < 0) return;  // libpqxx reports the closed connection itself, before sending
+    try {
+        // Nothing arrived while idle: the usual case. Else read it: a notice (the FATAL of a
+        // terminated session is one too) is dropped; the end of the stream after it throws.
+        for (int round = 0; round < 4 && ::poll(&idle, 1, 0) > 0; ++round) connection_->get_notifs();
+    } catch (const std::exception& e) {
+        std::string message = e.what();
+        while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+        throw storage_error(storage_category::unavailable, retry_advice::safe,
+                            "PostgreSQL " + shown_ + ": the connection was closed while it idled (" + message +
+                                "); the statement was not sent");
     }
 }
 
 sql::sql_result postgres_connection::execute(const std::string& sql, const std::vector<sql::sql_param>& params) {
+    check_still_open();
     try {
         std::vector<std::string> values;
         values.reserve(params.size());
@@ -157,7 +195,7 @@ sql::sql_result postgres_connection::execute(const std::string& sql, const std::
     } catch (const storage_error&) {
         throw;  // the deadline's own, already worded
     } catch (const std::exception& e) {
-        throw_postgres_error(e, shown_);
+        throw_postgres_error(e, shown_, true);
     }
 }
 

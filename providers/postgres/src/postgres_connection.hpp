@@ -19,7 +19,9 @@ std::string postgres_conninfo(const postgres_options& options);
 /// Maps a libpqxx/libpq failure to a storage_error whose message names the server as `shown`
 /// (a URI without password). libpq's own text is kept whole: it never contains the password
 /// (the conninfo quotes it), and searching-and-replacing it would reveal where it occurs.
-[[noreturn]] void throw_postgres_error(const std::exception& e, const std::string& shown);
+/// `sent`: the failure came after a statement went to the server, so a lost connection leaves it
+/// in doubt; before that (connecting) it is safe to retry (storage_error::advice).
+[[noreturn]] void throw_postgres_error(const std::exception& e, const std::string& shown, bool sent);
 
 class postgres_connection final : public sql::sql_connection {
 public:
@@ -28,6 +30,10 @@ public:
 
 private:
     const std::string& prepared_name(const std::string& sql);
+    /// Throws a safe-to-retry storage_error when the server closed the connection while it idled
+    /// (restart, terminated session, idle timeout): checked before a statement is sent, so that
+    /// a failure then is known not to have reached the server.
+    void check_still_open();
     /// Runs `sql` (prepared when it has parameters); a server that has not answered within
     /// answer_within_ gets the connection shut down: storage_error(unavailable).
     pqxx::result run_before_deadline(const std::string& sql, const std::vector<std::string>& values);

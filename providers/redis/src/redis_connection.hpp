@@ -26,6 +26,8 @@ std::string describe_server(const redis_options& options);
 /// Failure: connecting throws storage_error (unavailable, or access_denied for credentials).
 /// An I/O failure or timeout during a command throws storage_error(unavailable) and marks the
 /// connection broken: a late reply could otherwise be read as the answer to the next command.
+/// Retry advice: safe when nothing was sent (connecting, a connection the server closed while it
+/// idled, found before sending), in doubt once commands were sent and their replies not read.
 /// Error replies are returned, not thrown; callers decide (NOSCRIPT is not an error for them).
 class redis_connection {
 public:
@@ -46,11 +48,15 @@ public:
 
 private:
     void handshake(const redis_options& options);
-    [[noreturn]] void fail_io(const char* what);
+    /// `sent`: the commands went out before the failure (their effect is in doubt).
+    [[noreturn]] void fail_io(const char* what, bool sent);
+    /// Throws (safe to retry) when the server closed the connection while it idled.
+    void check_still_open(const char* what);
 
     redisContext* context_ = nullptr;
     std::string where_;
     bool broken_ = false;
+    bool connected_ = false;  ///< the handshake is done: a failure from now on is a command's
 };
 
 }  // namespace shedlock::providers::detail

@@ -65,15 +65,19 @@ storage_category classify_reply_error(std::string_view text) {
 }
 
 storage_error reply_error(std::string_view text, const std::string& what, const std::string& where) {
-    return storage_error(classify_reply_error(text),
+    const auto category = classify_reply_error(text);
+    // A refusal applies nothing (a script that already wrote is never refused by OOM).
+    const auto retry = category == storage_category::unavailable ? retry_advice::safe : default_retry_advice(category);
+    return storage_error(category, retry,
                          where + " rejected " + what + ": \"" + std::string(text) + "\"; " + advice(text, what));
 }
 
-storage_error io_error(std::string_view detail, const std::string& what, const std::string& where) {
-    return storage_error(storage_category::unavailable,
+storage_error io_error(std::string_view detail, const std::string& what, const std::string& where, retry_advice retry) {
+    return storage_error(storage_category::unavailable, retry,
                          where + " did not answer " + what + " (" + std::string(detail) +
                              "); check that redis-server is running and reachable; the connection is "
-                             "re-established on the next call");
+                             "re-established on the next call" +
+                             (retry == retry_advice::in_doubt ? std::string("; ") + may_have_been_applied : ""));
 }
 
 }  // namespace shedlock::providers::detail

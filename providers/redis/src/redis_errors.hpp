@@ -12,11 +12,13 @@ namespace shedlock::providers::detail {
 /// unavailable, NOAUTH/WRONGPASS/NOPERM -> access_denied, BUSY -> busy, anything else -> other.
 storage_category classify_reply_error(std::string_view text);
 
-/// A storage_error for an error reply to `what` (a command or script name) from `where`
+/// A storage_error for an error reply to `what`. Retry advice: the refusals that apply nothing
+/// (OOM, READONLY, LOADING, MASTERDOWN, BUSY) are safe to retry, the others permanent. (a command or script name) from `where`
 /// ("Redis at host:port"), with advice for the known codes. Redis replies never echo a password.
 storage_error reply_error(std::string_view text, const std::string& what, const std::string& where);
 
-/// A storage_error(unavailable) for a connection that failed or timed out.
-storage_error io_error(std::string_view detail, const std::string& what, const std::string& where);
+/// A storage_error(unavailable) for a connection that failed or timed out; `advice` says
+/// whether the command had been sent (in doubt: the message says it may have been applied).
+storage_error io_error(std::string_view detail, const std::string& what, const std::string& where, retry_advice advice);
 
 }  // namespace shedlock::providers::detail

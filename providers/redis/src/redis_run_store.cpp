@@ -56,11 +56,18 @@ void redis_run_store::append(const run_record& record) {
     const auto fields = detail::encode_run_fields(record);
     std::vector<std::string_view> xadd{"XADD", key, "MAXLEN", max_len, "*"};
     xadd.insert(xadd.end(), fields.begin(), fields.end());
-    auto connection = pool_.borrow();
-    const auto replies = connection->pipeline({xadd, {"SADD", tasks_key_, record.task}}, "XADD (run record)");
-    for (const auto& reply : replies) check_reply(reply, *connection, "XADD (run record)");
+    // Once more on a new connection when the pooled one had closed while it idled (nothing sent:
+    // retry_advice::safe); one lost mid-write is in doubt and reported ("may have been applied").
+    pool_.run_retrying_safe([&](detail::redis_connection& connection) {
+        const auto replies = connection.pipeline({xadd, {"SADD", tasks_key_, record.task}}, "XADD (run record)");
+        for (const auto& reply : replies) check_reply(reply, connection, "XADD (run record)");
+        return replies.size();
+    });
     if (options_.retention.max_age && options_.prune_every > 0 && ++appends_ % options_.prune_every == 0)
-        prune_age(*connection, key);
+        pool_.run([&](detail::redis_connection& connection) {
+            prune_age(connection, key);
+            return 0;
+        });
 }
 
 // Stream IDs carry the server's time at append, so the cut-off is taken on the server clock.

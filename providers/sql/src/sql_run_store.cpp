@@ -115,14 +115,19 @@ void sql_run_store::append(const run_record& r) {
         format_timestamp(r.finished_at), std::string(to_string(r.outcome)),
         r.fencing_token ? std::to_string(*r.fencing_token) : std::string(), r.message, encode_counters(r.counters),
         std::int64_t{r.lock_lost ? 1 : 0}};
-    retry_rolled_back([&] { pool_.run([&](sql_connection& c) { return c.execute(set_.text().insert, params); }); }, 5);
+    // A deadlock victim is run again (retry_rolled_back), and so is an insert that never reached
+    // the server (a pooled connection closed while it idled). One lost after it was sent is
+    // reported, in doubt: running it again could store the record twice.
+    connection_pool& pool = pool_;
+    retry_rolled_back(
+        [&] { pool.run_retrying_safe([&](sql_connection& c) { return c.execute(set_.text().insert, params); }); }, 5);
     if (options_.prune_every == 0 || ++appends_ % options_.prune_every != 0) return;
     try {
         prune(r.task);
     } catch (const storage_error& e) {
         // The record is stored: say so, so that nobody counts it as lost.
-        throw storage_error(e.category(), "run record of task \"" + r.task + "\" stored, but pruning old records failed: " +
-                                              e.what());
+        throw storage_error(e.category(), e.advice(),
+                            "run record of task \"" + r.task + "\" stored, but pruning old records failed: " + e.what());
     }
 }
 

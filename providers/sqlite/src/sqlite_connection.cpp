@@ -29,9 +29,11 @@ storage_error to_storage_error(const SQLite::Exception& e, const std::string& pa
         case SQLITE_CORRUPT:
         case SQLITE_NOTADB:
             return storage_error(storage_category::invalid_data, what + "; the file is not a usable SQLite database");
-        case SQLITE_IOERR:
-        case SQLITE_FULL:
-            return storage_error(storage_category::unavailable, what);
+        case SQLITE_FULL:  // the statement's transaction was rolled back: nothing applied
+            return storage_error(storage_category::unavailable, retry_advice::safe, what);
+        case SQLITE_IOERR:  // possibly while committing
+            return storage_error(storage_category::unavailable, retry_advice::in_doubt,
+                                 what + "; " + may_have_been_applied);
         default: break;
     }
     const std::string message = e.what();

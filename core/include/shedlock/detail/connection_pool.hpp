@@ -1,7 +1,8 @@
 #pragma once
 /// \file
 /// The connection pool every server backend uses (SQL and Redis): opened on demand, broken
-/// connections replaced, fail-fast while the server is down, one retry for idempotent calls.
+/// connections replaced, fail-fast while the server is down, one retry for a call that never
+/// reached the server (retry_advice::safe).
 /// An implementation detail of the providers; not part of the stable API.
 
 #include <shedlock/error.hpp>
@@ -91,25 +92,46 @@ public:
         }
     }
 
-    /// run(fn), once more on a new connection when a connection that had idled in the pool turned
-    /// out to be broken (a server restart or a network reset while it idled). Only for calls that
-    /// may safely run twice, such as the owner-checked unlock and extend: without the retry a
-    /// holder's unlock after a long task fails, and the lock stays held until its lock_until.
+    /// run(fn), once more on a new connection when the call failed with retry_advice::safe and
+    /// its connection was dropped as broken: the request never reached the server (the
+    /// connection had closed while it idled in the pool: a server restart, an idle timeout, a
+    /// killed session), so running it again is safe for any statement, an INSERT included.
+    /// Without the retry a holder's unlock after a long task fails, and the lock stays held until
+    /// its lock_until. A failure in doubt (the connection broke after the request was sent) is
+    /// never run again: it may have been applied, and the caller reports it as such.
     template <typename Fn>
-    auto run_idempotent(Fn&& fn) {
+    auto run_retrying_safe(Fn&& fn) {
         {
             lease borrowed(*this);
             try {
                 return fn(*borrowed);
             } catch (...) {
-                const bool broken = borrowed.discard_if_broken(std::current_exception());
-                if (!broken || !borrowed.reused()) throw;
+                const auto error = std::current_exception();
+                const bool broken = borrowed.discard_if_broken(error);
+                if (!broken || advice_of(error) != retry_advice::safe) throw;
             }
         }
         return run(fn);  // dropping the broken connection dropped every idle one: this one is new
     }
 
+    /// The owner-checked unlock, extend and claim completion: run_retrying_safe (the name it had
+    /// when the pool guessed, from a reused connection, that a failure was safe to retry).
+    template <typename Fn>
+    auto run_idempotent(Fn&& fn) {
+        return run_retrying_safe(std::forward<Fn>(fn));
+    }
+
 private:
+    static retry_advice advice_of(std::exception_ptr error) noexcept {
+        try {
+            if (error) std::rethrow_exception(error);
+        } catch (const storage_error& e) {
+            return e.advice();
+        } catch (...) {
+        }
+        return retry_advice::permanent;
+    }
+
     static bool is_unavailable(std::exception_ptr error) noexcept {
         try {
             if (error) std::rethrow_exception(error);
@@ -134,7 +156,7 @@ private:
             return connection;
         }
         if (std::chrono::steady_clock::now() < retry_after_)
-            throw storage_error(storage_category::unavailable,
+            throw storage_error(storage_category::unavailable, retry_advice::safe,  // nothing was sent
                                 last_connect_error_ + " (failing fast: the last connect failed less than " +
                                     std::to_string(settings_.reconnect_backoff.count()) + "ms ago)");
         ++open_;  // reserve the slot, then connect without holding the mutex
