@@ -8,6 +8,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <thread>
+
 using namespace shedlock;
 using namespace std::chrono_literals;
 using shedlock::test::wait_for;
@@ -78,4 +81,33 @@ TEST_CASE("keep-alive: a failed extension records lock_lost and requests cancell
     CHECK(r.lock_lost);
     CHECK_THAT(r.message, Catch::Contains("lock lost"));
     CHECK(inspect(locks).list_locks().at(0).locked_by == thief->lease().owner);  // the thief's lock untouched
+}
+
+TEST_CASE("keep-alive: a body still running after the stop grace keeps its lock extended", "[scheduler][keep_alive]") {
+    // The extensions are timers on the scheduler's timer thread: stop() must keep it running until
+    // the last body returned, as the keep-alive threads of the past ran until their body returned.
+    providers::memory_lock_provider locks;
+    memory_run_store store;
+    std::atomic<bool> running{false}, release{false}, saw_cancellation{false};
+    scheduler s(locks, store);
+    s.add(make_task("stubborn", [&](task_context& ctx) {
+        running = true;
+        while (!release.load()) std::this_thread::sleep_for(5ms);  // ignores cancellation
+        saw_cancellation = ctx.cancellation_requested();  // requested by stop() while it ran
+    }, fixed_rate(1h), lock_at_most_for("300ms"), keep_alive()));  // extended every 150 ms
+    s.start();
+    REQUIRE(wait_for([&] { return running.load(); }, 2s));
+    std::thread stopping([&] { s.stop(50ms); });  // returns once the body has
+    int intruders = 0;
+    for (int i = 0; i < 40; ++i) {  // 1.2 s: four leases past the grace
+        if (locks.try_lock({"stubborn", 50ms})) ++intruders;
+        std::this_thread::sleep_for(30ms);
+    }
+    release = true;
+    stopping.join();
+    CHECK(intruders == 0);
+    CHECK(saw_cancellation.load());
+    const auto r = store.last_runs("stubborn", 1).at(0);
+    CHECK(r.outcome == run_outcome::succeeded);
+    CHECK_FALSE(r.lock_lost);
 }
