@@ -10,11 +10,11 @@ std::optional<std::int64_t> task_context::fencing_token() const {
     return handle_ ? handle_->fencing_token() : std::nullopt;
 }
 
-bool task_context::extend(std::chrono::milliseconds at_most, std::chrono::milliseconds at_least) {
+bool task_context::extend(std::chrono::milliseconds at_most, std::chrono::milliseconds minimum_hold) {
     std::lock_guard lock(mutex_);
     if (!handle_ || lock_lost_.load()) return false;
     try {
-        auto extended = handle_->extend(at_most, at_least);
+        auto extended = handle_->extend(at_most, minimum_hold);
         if (extended) {
             handle_ = std::move(extended);
             return true;

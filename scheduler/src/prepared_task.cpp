@@ -23,7 +23,7 @@ prepared_task prepare(const task_definition& t, const scheduler_options& options
     if (!t.body) throw configuration_error("has no body");
     schedule timing(t.schedule);
     const auto at_most = at_most_of(t, options);
-    const auto at_least = t.lock_at_least_for.value_or(std::chrono::milliseconds{0});
+    const auto minimum_hold = t.lock_at_least_for.value_or(std::chrono::milliseconds{0});
     if (t.misfire_grace < std::chrono::milliseconds{0})
         throw configuration_error("misfire_grace " + format_duration(t.misfire_grace) + " must not be negative");
     validate_lock_wait("wait_for_lock " + format_duration(t.wait_for_lock), t.wait_for_lock);
@@ -31,7 +31,7 @@ prepared_task prepare(const task_definition& t, const scheduler_options& options
     const bool templated = is_template(name_template);
     // Render once now: an unknown placeholder or an over-long result fails here, not at a firing.
     const std::string sample = render_lock_name(name_template, now, timing.zone(), options.env);
-    lock_configuration lock(sample, at_most, at_least);
+    lock_configuration lock(sample, at_most, minimum_hold);
     if (templated) lock = lock.rendered_from(name_template);  // metrics: one series per template
     const bool active = t.enabled && !timing.disabled();
     if (active && !timing.first(now))

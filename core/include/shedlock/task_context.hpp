@@ -38,8 +38,9 @@ public:
     /// True when a keep-alive extension failed: another instance may now hold the lock.
     bool lock_lost() const noexcept { return lock_lost_.load(); }
 
-    /// Extends the held lock to now + at_most. False (and lock_lost) when it could not.
-    bool extend(std::chrono::milliseconds at_most, std::chrono::milliseconds at_least = std::chrono::milliseconds{0});
+    /// Extends the held lock to now + at_most, with a minimum hold (lock_at_least_for) of
+    /// `minimum_hold` from now. False (and lock_lost) when it could not.
+    bool extend(std::chrono::milliseconds at_most, std::chrono::milliseconds minimum_hold = std::chrono::milliseconds{0});
 
     /// Adds `n` to the counter `key` (recorded in the run record: "scanned", "cancelled", ...).
     void count(const std::string& key, std::int64_t n = 1);

@@ -123,7 +123,8 @@ public:
 
     /// Validates every task, then arms the timers. Throws configuration_error naming each bad
     /// task and value (duplicate name, bad cron, unknown zone, period <= 0, bad or missing
-    /// lock_at_most_for, at_least > at_most, bad lock-name template); then nothing has started.
+    /// lock_at_most_for, a minimum hold (lock_at_least_for) longer than lock_at_most_for, bad
+    /// lock-name template); then nothing has started.
     /// Warns when a task's recorded runs took longer than its lock_at_most_for.
     void start();
 
