@@ -2,14 +2,17 @@
 # provider module of another build with the same version in: a struct of core had gained a field,
 # and the program crashed in ~backend_registration. So every module carries this string and the
 # program runs none whose string differs. It changes with whatever decides how the program and a
-# module see each other's objects: the version, the compiler and its flags, and the text of core's
-# public headers (the types that cross between them). It is derived from those inputs only, never
-# from the time or a random number, so the same sources still give the same bytes.
+# module see each other's objects: the version, the compiler and its flags, the text of core's
+# public headers (the types that cross between them) and of the CLI's own headers (the config
+# module's table and the options and plans it takes; the module interface of src/module_abi.hpp).
+# It is derived from those inputs only, never from the time or a random number, so the same
+# sources still give the same bytes.
 #
 # The header is written at build time (module_build_hash.cmake), when a core header changed, and
 # only rewritten when the identity did, so only its includers recompile. The glob lists the hash's
 # inputs, not sources to compile; CONFIGURE_DEPENDS notices a header added or removed.
-file(GLOB_RECURSE module_build_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/core/include/*.hpp)
+file(GLOB_RECURSE module_build_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/core/include/*.hpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/*.hpp)
 list(SORT module_build_headers)
 string(TOUPPER "${CMAKE_BUILD_TYPE}" module_build_type)
 set(module_build_flags "${CMAKE_CXX_STANDARD}|${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${module_build_type}}|sanitize=${SHEDLOCK_SANITIZE}")
