@@ -89,33 +89,29 @@ std::string provider_registry::supported_schemes() const {
     return out.empty() ? "none (no provider is registered; call shedlock::register_all_providers())" : out;
 }
 
-std::unique_ptr<lock_provider> open_lock_provider(const std::string& text, const open_request& request,
-                                                  const provider_registry& registry) {
+std::unique_ptr<backend_session> open_backend(const std::string& text, const open_request& request,
+                                              const provider_registry& registry) {
     const provider_uri uri = parse_provider_uri(text);
     const auto& backend = registry.find(uri);
-    if (!backend.open_locks)
-        throw configuration_error("provider URI \"" + uri.redacted() + "\": " + backend.name + " has no lock provider");
-    return backend.open_locks(uri, request);
+    session_parts parts;
+    if (backend.open_session) parts = backend.open_session(uri, request);
+    if (!parts.schema && backend.schema) parts.schema = [schema = backend.schema, uri] { return schema(uri); };
+    return std::make_unique<backend_session>(backend.name, uri.redacted(), std::move(parts));
+}
+
+std::unique_ptr<lock_provider> open_lock_provider(const std::string& text, const open_request& request,
+                                                  const provider_registry& registry) {
+    return open_backend(text, request, registry)->make_locks();
 }
 
 std::unique_ptr<run_store> open_run_store(const std::string& text, const open_request& request,
                                           const provider_registry& registry) {
-    const provider_uri uri = parse_provider_uri(text);
-    const auto& backend = registry.find(uri);
-    if (!backend.open_runs)
-        throw configuration_error("run records for \"" + uri.redacted() + "\": " + backend.name +
-                                  " keeps no run records in this build; keep them in another store");
-    return backend.open_runs(uri, request);
+    return open_backend(text, request, registry)->make_runs();
 }
 
 std::unique_ptr<idempotency_store> open_idempotency_store(const std::string& text, const open_request& request,
                                                           const provider_registry& registry) {
-    const provider_uri uri = parse_provider_uri(text);
-    const auto& backend = registry.find(uri);
-    if (!backend.open_claims)
-        throw configuration_error("idempotency claims for \"" + uri.redacted() + "\": " + backend.name +
-                                  " keeps no claims in this build; use another backend for them");
-    return backend.open_claims(uri, request);
+    return open_backend(text, request, registry)->make_claims();
 }
 
 std::string schema_for(const std::string& text, const provider_registry& registry) {

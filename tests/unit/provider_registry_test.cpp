@@ -43,9 +43,9 @@ TEST_CASE("registry: an unknown scheme names the schemes of this build", "[regis
 
 TEST_CASE("registry: a scheme can belong to one backend only", "[registry]") {
     provider_registry registry;
-    registry.add({"one", {"x"}, {}, {}, {}});
-    registry.add({"one", {"x"}, {}, {}, {}});  // the same backend again: ignored
-    CHECK_THROWS_WITH(registry.add({"two", {"y", "x"}, {}, {}, {}}), Contains("\"x\"") && Contains("\"one\""));
+    registry.add({"one", {"x"}, {}, {}});
+    registry.add({"one", {"x"}, {}, {}});  // the same backend again: ignored
+    CHECK_THROWS_WITH(registry.add({"two", {"y", "x"}, {}, {}}), Contains("\"x\"") && Contains("\"one\""));
     CHECK_THROWS_WITH(open_lock_provider("x:", {}, registry), Contains("one has no lock provider"));
     CHECK_THROWS_WITH(open_run_store("x:", {}, registry), Contains("keeps no run records"));
 }
@@ -55,7 +55,7 @@ TEST_CASE("registry: an on-demand backend is loaded when a URI first names it, o
     int loads = 0;
     registry.add_on_demand("lazy", {"lazy", "lz"}, [&loads](provider_registry& r) {
         ++loads;
-        r.add({"lazy", {"lazy", "lz"}, {}, {}, [](const provider_uri&) { return std::string("DDL"); }});
+        r.add({"lazy", {"lazy", "lz"}, {}, [](const provider_uri&) { return std::string("DDL"); }});
     });
     CHECK_THAT(registry.supported_schemes(), Contains("lazy://") && Contains("lz://"));
     CHECK(loads == 0);  // declaring loads nothing

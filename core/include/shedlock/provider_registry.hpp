@@ -3,6 +3,7 @@
 /// Backends by URI: each provider registers its schemes and what it can open, so applications
 /// and the CLI choose a backend from configuration text without naming a concrete provider.
 
+#include <shedlock/backend_session.hpp>
 #include <shedlock/idempotency_store.hpp>
 #include <shedlock/lock_provider.hpp>
 #include <shedlock/provider_uri.hpp>
@@ -24,17 +25,18 @@ struct open_request {
     const shedlock::clock* clock = nullptr;       ///< lock times; nullptr: the system clock
 };
 
-/// One backend: its URI schemes and what it can open. Empty functions mean "cannot".
+/// One backend: its URI schemes and how to open a session on a URI. Empty functions mean "cannot".
 struct backend_registration {
     std::string name;                  ///< "postgres", shown in messages
-    std::vector<std::string> schemes;  ///< lowercase; the first is the one messages show
-    std::function<std::unique_ptr<lock_provider>(const provider_uri&, const open_request&)> open_locks;
-    std::function<std::unique_ptr<run_store>(const provider_uri&, const open_request&)> open_runs;
+    /// Lowercase; the first is the one messages show. Providers built with CMake take them from
+    /// the generated <shedlock/providers/NAME_schemes.hpp> (shedlock_register_provider SCHEMES).
+    std::vector<std::string> schemes;
+    /// The parts of one session on `uri`: opens the backend's one pool (lazily or at once) and
+    /// returns the functions that build the lock service and, where the backend keeps them, the
+    /// run store and the claims store over it. Throws configuration_error for a bad option.
+    std::function<session_parts(const provider_uri&, const open_request&)> open_session;
     /// The DDL of the backend's tables for this URI, without connecting ("" when it needs none).
     std::function<std::string(const provider_uri&)> schema;
-    /// The idempotency store (claims, states, fences) of the backend; empty: it keeps none.
-    /// Last and defaulted, so registrations written before it still initialise every member.
-    std::function<std::unique_ptr<idempotency_store>(const provider_uri&, const open_request&)> open_claims = {};
 };
 
 /// The backends an application can open by URI.
@@ -78,26 +80,31 @@ private:
     mutable std::mutex load_mutex_;  // one load at a time; never held with mutex_ around a load
 };
 
-/// Opens the lock provider `uri` names (memory:, sqlite:FILE, postgresql://..., mysql://...,
-/// mariadb://..., redis://...). Throws configuration_error for a bad URI, option or unknown
-/// scheme (naming the schemes of this build) and storage_error when the backend cannot be
-/// reached or its table is missing.
+/// Opens one session on the backend `uri` names (memory:, sqlite:FILE, postgresql://...,
+/// mysql://..., mariadb://..., redis://...): one pool for its locks, run records and claims.
+/// Throws configuration_error for a bad URI, option or unknown scheme (naming the schemes of this
+/// build); a part that cannot be reached throws storage_error when it is first asked for.
+std::unique_ptr<backend_session> open_backend(const std::string& uri, const open_request& request = {},
+                                              const provider_registry& registry = provider_registry::global());
+
+/// The lock provider of a new session on `uri` (the session's pool lives as long as it). Throws
+/// as open_backend, and storage_error when the backend cannot be reached or its table is missing.
 std::unique_ptr<lock_provider> open_lock_provider(const std::string& uri, const open_request& request = {},
                                                   const provider_registry& registry = provider_registry::global());
 
-/// Opens the run-record store of the lock backend `uri` (same database or Redis). Throws
+/// The run-record store of a new session on `uri` (same database or Redis). Throws
 /// configuration_error when the backend keeps no run records.
 std::unique_ptr<run_store> open_run_store(const std::string& uri, const open_request& request = {},
                                           const provider_registry& registry = provider_registry::global());
 
-/// Opens the idempotency store (claims, transitions, fences) of the backend `uri` names (same
-/// database or Redis as its locks). Claim times use `request.clock`. Throws configuration_error
-/// when the backend keeps no claims, storage_error as open_lock_provider.
+/// The idempotency store (claims, transitions, fences) of a new session on `uri` (same database
+/// or Redis as its locks). Claim times use `request.clock`. Throws configuration_error when the
+/// backend keeps no claims, storage_error as open_lock_provider.
 std::unique_ptr<idempotency_store> open_idempotency_store(const std::string& uri, const open_request& request = {},
                                                           const provider_registry& registry = provider_registry::global());
 
-/// The DDL of the lock table, the run-record table and the claims table for `uri`, without connecting; "" when the
-/// backend needs no schema.
+/// The DDL of the lock table, the run-record table and the claims table for `uri`, without
+/// connecting; "" when the backend needs no schema.
 std::string schema_for(const std::string& uri, const provider_registry& registry = provider_registry::global());
 
 }  // namespace shedlock

@@ -1,25 +1,28 @@
-// memory: — locks and run records in this process (tests, single-instance deployments).
+// memory: — locks, run records and claims in this process (tests, single-instance deployments).
+// The lock service (with its inspector) is this provider's; the run store and the claims store
+// are core's generic in-process stores.
 #include <shedlock/memory_idempotency_store.hpp>
 #include <shedlock/memory_run_store.hpp>
 #include <shedlock/provider_registry.hpp>
 #include <shedlock/providers/memory_lock_provider.hpp>
+#include <shedlock/providers/memory_schemes.hpp>
 
 namespace shedlock::providers {
 
 void register_memory_provider(provider_registry& registry) {
-    backend_registration backend{"memory", {"memory"}, {}, {}, {}};
-    backend.open_locks = [](const provider_uri& uri, const open_request& request) -> std::unique_ptr<lock_provider> {
+    backend_registration backend{"memory", memory_schemes(), {}, {}};
+    backend.open_session = [](const provider_uri& uri, const open_request& request) {
         uri_options(uri).finish();  // memory: takes no options
-        return std::make_unique<memory_lock_provider>(request.clock ? *request.clock : system_clock::instance());
-    };
-    backend.open_runs = [](const provider_uri& uri, const open_request& request) -> std::unique_ptr<run_store> {
-        uri_options(uri).finish();
-        return std::make_unique<memory_run_store>(request.retention);
-    };
-    backend.open_claims = [](const provider_uri& uri,
-                             const open_request& request) -> std::unique_ptr<idempotency_store> {
-        uri_options(uri).finish();
-        return std::make_unique<memory_idempotency_store>(request.clock ? *request.clock : system_clock::instance());
+        const shedlock::clock& clock = request.clock ? *request.clock : system_clock::instance();
+        session_parts parts;
+        parts.locks = [&clock]() -> std::unique_ptr<lock_provider> { return std::make_unique<memory_lock_provider>(clock); };
+        parts.runs = [retention = request.retention]() -> std::unique_ptr<run_store> {
+            return std::make_unique<memory_run_store>(retention);
+        };
+        parts.claims = [&clock]() -> std::unique_ptr<idempotency_store> {
+            return std::make_unique<memory_idempotency_store>(clock);
+        };
+        return parts;
     };
     registry.add(std::move(backend));
 }

@@ -11,7 +11,7 @@ std::unique_ptr<sql::sql_idempotency_store> make_mysql_idempotency_store(const m
     };
     return std::make_unique<sql::sql_idempotency_store>(
         make_mysql_dialect(), std::move(factory),
-        sql::sql_idempotency_options{options.table, options.create_schema_if_missing, options.pool_size, options.pool_wait},
+        sql::sql_idempotency_options{options.table, options.create_schema_if_missing, options.pool_size, options.pool_wait, options.pool},
         clock);
 }
 

@@ -11,7 +11,7 @@ std::unique_ptr<sql::sql_idempotency_store> make_postgres_idempotency_store(cons
     };
     return std::make_unique<sql::sql_idempotency_store>(
         make_postgres_dialect(), std::move(factory),
-        sql::sql_idempotency_options{options.table, options.create_schema_if_missing, options.pool_size, options.pool_wait},
+        sql::sql_idempotency_options{options.table, options.create_schema_if_missing, options.pool_size, options.pool_wait, options.pool},
         clock);
 }
 

@@ -1,6 +1,7 @@
 #include "redis_errors.hpp"
 #include "redis_keys.hpp"
 #include "redis_pool.hpp"
+#include "redis_session.hpp"
 #include "redis_scripts.hpp"
 
 #include <shedlock/error.hpp>
@@ -48,8 +49,8 @@ claim_record record_from(const std::string& key, const redisReply& reply, std::s
 
 class redis_idempotency_store final : public idempotency_store {
 public:
-    redis_idempotency_store(const redis_options& options, const shedlock::clock& clock)
-        : idempotency_store(clock), base_(claims_base(options)), index_(base_ + "index"), pool_(options) {}
+    redis_idempotency_store(const redis_options& options, std::shared_ptr<detail::redis_pool> pool, const shedlock::clock& clock)
+        : idempotency_store(clock), base_(claims_base(options)), index_(base_ + "index"), pool_(std::move(pool)) {}
 
 private:
     std::string record_key(const std::string& key) const { return base_ + "{" + key + "}"; }
@@ -57,7 +58,7 @@ private:
 
     detail::reply_ptr script(detail::redis_script which, const std::vector<std::string_view>& keys,
                              const std::vector<std::string_view>& args) {
-        auto connection = pool_.borrow();
+        auto connection = pool_->borrow();
         return scripts_.run(*connection, which, keys, args);
     }
     bool script_says_yes(detail::redis_script which, const std::vector<std::string_view>& keys,
@@ -92,7 +93,7 @@ private:
         const std::vector<std::string_view> keys{record}, args{claim.owner, state, now, result};
         // Owner-checked, so safe twice: the pooled connection idled through the whole task and
         // may have been killed or timed out; losing the completion lets the work run again.
-        const auto reply = pool_.run_idempotent(
+        const auto reply = pool_->run_idempotent(
             [&](detail::redis_connection& c) { return scripts_.run(c, detail::redis_script::finish, keys, args); });
         return reply->integer > 0 ? finish_status::finished : finish_status::claim_lost;
     }
@@ -108,7 +109,7 @@ private:
     }
 
     std::vector<claim_record> do_list(const std::optional<std::string>& key) override {
-        auto connection = pool_.borrow();
+        auto connection = pool_->borrow();
         std::vector<std::string> keys;
         if (key) {
             keys.push_back(*key);
@@ -144,7 +145,7 @@ private:
     std::size_t do_purge(timestamp cutoff) override {
         std::vector<std::string> keys;
         {
-            auto connection = pool_.borrow();
+            auto connection = pool_->borrow();
             const auto members = connection->checked({"SMEMBERS", index_}, "SMEMBERS (claims index)");
             for (std::size_t i = 0; i < members->elements; ++i) keys.push_back(element_text(*members, i));
         }
@@ -159,7 +160,7 @@ private:
 
     const std::string base_;
     const std::string index_;
-    detail::redis_pool pool_;
+    std::shared_ptr<detail::redis_pool> pool_;  ///< the session's (or its own)
     detail::redis_scripts scripts_;
 };
 
@@ -168,7 +169,13 @@ private:
 std::unique_ptr<idempotency_store> make_redis_idempotency_store(const redis_options& options,
                                                                 const shedlock::clock& clock) {
     detail::validate_redis_options(options);
-    return std::make_unique<redis_idempotency_store>(options, clock);
+    return std::make_unique<redis_idempotency_store>(options, std::make_shared<detail::redis_pool>(options), clock);
+}
+
+std::unique_ptr<idempotency_store> detail::make_redis_idempotency_store(const redis_options& options,
+                                                                        std::shared_ptr<redis_pool> pool,
+                                                                        const shedlock::clock& clock) {
+    return std::make_unique<redis_idempotency_store>(options, std::move(pool), clock);
 }
 
 }  // namespace shedlock::providers

@@ -2,6 +2,7 @@
 #include "redis_lock_listing.hpp"
 #include "redis_pool.hpp"
 #include "redis_scripts.hpp"
+#include "redis_session.hpp"
 
 #include <shedlock/error.hpp>
 
@@ -14,23 +15,23 @@ using detail::redis_script;
 /// is the key's TTL, counted by the Redis server.
 class redis_lock_provider final : public lock_provider, public lock_inspector {
 public:
-    redis_lock_provider(const redis_options& options, const shedlock::clock& clock)
-        : lock_provider(clock), options_(options), keys_(options), pool_(options) {}
+    redis_lock_provider(const redis_options& options, std::shared_ptr<detail::redis_pool> pool, const shedlock::clock& clock)
+        : lock_provider(clock), options_(options), keys_(options), pool_(std::move(pool)) {}
 
     bool supports_fencing() const override { return options_.fencing; }
     lock_inspector* inspector() noexcept override { return this; }
 
     std::vector<lock_record> list_locks() override {
-        auto connection = pool_.borrow();
+        auto connection = pool_->borrow();
         return detail::list_redis_locks(*connection, keys_);
     }
     std::optional<timestamp> server_time() override {
-        auto connection = pool_.borrow();
+        auto connection = pool_->borrow();
         return detail::redis_server_time(*connection);
     }
     timestamp lock_time_now() override { return *server_time(); }  // TTLs run on the server's clock
     void delete_records(const std::vector<std::string>& names) override {
-        auto connection = pool_.borrow();
+        auto connection = pool_->borrow();
         for (const auto& name : names) {
             const std::string lock_key = keys_.lock_key(name), fence_key = keys_.fence_key(name);
             connection->checked({"DEL", lock_key, fence_key}, "DEL");
@@ -50,7 +51,7 @@ private:
 
     const redis_options options_;
     const detail::redis_keys keys_;
-    detail::redis_pool pool_;
+    std::shared_ptr<detail::redis_pool> pool_;  ///< the session's (or its own)
     detail::redis_scripts scripts_;
 };
 
@@ -73,8 +74,8 @@ std::int64_t redis_lock_provider::run(redis_script script, const std::string& na
     };
     // Unlock and extend are owner-checked, so running one twice is harmless: a connection that
     // broke while it idled in the pool (a restart, a reset) gets one retry on a new one.
-    if (script == redis_script::acquire) return pool_.run(call);
-    return pool_.run_idempotent(call);
+    if (script == redis_script::acquire) return pool_->run(call);
+    return pool_->run_idempotent(call);
 }
 
 std::optional<lease> redis_lock_provider::do_try_lock(const lock_configuration& config, const std::string& owner) {
@@ -107,7 +108,13 @@ std::optional<lease> redis_lock_provider::do_extend(const lease& held, std::chro
 
 std::unique_ptr<lock_provider> make_redis_lock_provider(const redis_options& options, const shedlock::clock& clock) {
     detail::validate_redis_options(options);
-    return std::make_unique<redis_lock_provider>(options, clock);
+    return std::make_unique<redis_lock_provider>(options, std::make_shared<detail::redis_pool>(options), clock);
+}
+
+std::unique_ptr<lock_provider> detail::make_redis_lock_provider(const redis_options& options,
+                                                                std::shared_ptr<redis_pool> pool,
+                                                                const shedlock::clock& clock) {
+    return std::make_unique<redis_lock_provider>(options, std::move(pool), clock);
 }
 
 }  // namespace shedlock::providers

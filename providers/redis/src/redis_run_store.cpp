@@ -2,6 +2,7 @@
 #include "redis_keys.hpp"
 #include "redis_lock_listing.hpp"
 #include "redis_pool.hpp"
+#include "redis_session.hpp"
 #include "redis_run_codec.hpp"
 
 #include <shedlock/error.hpp>
@@ -27,8 +28,8 @@ void check_reply(const detail::reply_ptr& reply, const detail::redis_connection&
 
 class redis_run_store final : public run_store {
 public:
-    explicit redis_run_store(const redis_run_options& options)
-        : options_(options), base_(runs_base(options.server)), tasks_key_(base_ + "tasks"), pool_(options.server) {}
+    redis_run_store(const redis_run_options& options, std::shared_ptr<detail::redis_pool> pool)
+        : options_(options), base_(runs_base(options.server)), tasks_key_(base_ + "tasks"), pool_(std::move(pool)) {}
 
     void append(const run_record& record) override;
     std::vector<run_record> last_runs(const std::string& task, std::size_t n) override;
@@ -46,7 +47,7 @@ private:
     const redis_run_options options_;
     const std::string base_;
     const std::string tasks_key_;
-    detail::redis_pool pool_;
+    std::shared_ptr<detail::redis_pool> pool_;  ///< the session's (or its own)
     std::atomic<std::size_t> appends_{0};
 };
 
@@ -58,13 +59,13 @@ void redis_run_store::append(const run_record& record) {
     xadd.insert(xadd.end(), fields.begin(), fields.end());
     // Once more on a new connection when the pooled one had closed while it idled (nothing sent:
     // retry_advice::safe); one lost mid-write is in doubt and reported ("may have been applied").
-    pool_.run_retrying_safe([&](detail::redis_connection& connection) {
+    pool_->run_retrying_safe([&](detail::redis_connection& connection) {
         const auto replies = connection.pipeline({xadd, {"SADD", tasks_key_, record.task}}, "XADD (run record)");
         for (const auto& reply : replies) check_reply(reply, connection, "XADD (run record)");
         return replies.size();
     });
     if (options_.retention.max_age && options_.prune_every > 0 && ++appends_ % options_.prune_every == 0)
-        pool_.run([&](detail::redis_connection& connection) {
+        pool_->run([&](detail::redis_connection& connection) {
             prune_age(connection, key);
             return 0;
         });
@@ -90,7 +91,7 @@ detail::reply_ptr redis_run_store::newest_entries(detail::redis_connection& conn
 std::vector<run_record> redis_run_store::last_runs(const std::string& task, std::size_t n) {
     if (n == 0) return {};
     const std::string key = stream_key(task);
-    auto connection = pool_.borrow();
+    auto connection = pool_->borrow();
     const auto reply = newest_entries(*connection, key, "+", n);
     std::vector<run_record> records;
     for (std::size_t i = 0; i < reply->elements; ++i)
@@ -105,7 +106,7 @@ std::vector<run_record> redis_run_store::last_runs_of_instance(const std::string
                                                                std::size_t n) {
     constexpr std::size_t page = 256;
     const std::string key = stream_key(task);
-    auto connection = pool_.borrow();
+    auto connection = pool_->borrow();
     std::vector<run_record> records;
     std::optional<std::string> before = "+";
     while (records.size() < n && before) {
@@ -123,7 +124,7 @@ std::vector<run_record> redis_run_store::last_runs_of_instance(const std::string
 }
 
 std::vector<std::string> redis_run_store::tasks() {
-    auto connection = pool_.borrow();
+    auto connection = pool_->borrow();
     const auto members = connection->checked({"SMEMBERS", tasks_key_}, "SMEMBERS (run-record tasks)");
     std::vector<std::string> names, keys;
     for (std::size_t i = 0; i < members->elements; ++i)
@@ -152,7 +153,11 @@ redis_run_options redis_run_options::from_uri(const provider_uri& uri) {
 
 std::unique_ptr<run_store> make_redis_run_store(const redis_run_options& options) {
     detail::validate_redis_options(options.server);
-    return std::make_unique<redis_run_store>(options);
+    return std::make_unique<redis_run_store>(options, std::make_shared<detail::redis_pool>(options.server));
+}
+
+std::unique_ptr<run_store> detail::make_redis_run_store(const redis_run_options& options, std::shared_ptr<redis_pool> pool) {
+    return std::make_unique<redis_run_store>(options, std::move(pool));
 }
 
 }  // namespace shedlock::providers

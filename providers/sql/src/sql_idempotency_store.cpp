@@ -51,7 +51,7 @@ sql_idempotency_store::sql_idempotency_store(std::unique_ptr<sql_dialect> dialec
       dialect_(std::move(dialect)),
       options_(std::move(options)),
       table_(options_.table),
-      pool_(std::move(factory), pool_settings(options_.pool_size, options_.pool_wait)),
+      pool_(std::move(factory), pool_settings(options_.pool_size, options_.pool_wait), options_.pool),
       set_(claim_set_of(*dialect_, table_)) {
     check_schema();
 }

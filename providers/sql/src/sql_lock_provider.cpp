@@ -60,7 +60,7 @@ sql_lock_provider::sql_lock_provider(std::unique_ptr<sql_dialect> dialect, conne
       dialect_(std::move(dialect)),
       options_(std::move(options)),
       table_(lock_table::with_case(table_name(options_.table), options_.columns, options_.upper_case)),
-      pool_(std::move(factory), pool_settings(options_.pool_size, options_.pool_wait)) {
+      pool_(std::move(factory), pool_settings(options_.pool_size, options_.pool_wait), options_.pool) {
     check_schema();
     const lock_statement_set statements(*dialect_, table_, statement_options_());  // checks every placeholder
     acquire_ = statements.acquire;

@@ -50,7 +50,7 @@ sql_run_store::sql_run_store(std::unique_ptr<sql_dialect> dialect, connection_fa
     : dialect_(std::move(dialect)),
       options_(std::move(options)),
       table_(options_.table),
-      pool_(std::move(factory), pool_settings(options_.pool_size, options_.pool_wait)),
+      pool_(std::move(factory), pool_settings(options_.pool_size, options_.pool_wait), options_.pool),
       set_(run_set_of(*dialect_, table_)) {
     check_schema();
 }

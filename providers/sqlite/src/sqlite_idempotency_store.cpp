@@ -15,7 +15,7 @@ std::unique_ptr<sql::sql_idempotency_store> make_sqlite_idempotency_store(const 
     };
     return std::make_unique<sql::sql_idempotency_store>(
         make_sqlite_dialect(), std::move(factory),
-        sql::sql_idempotency_options{options.table, options.create_schema_if_missing, options.pool_size, options.pool_wait},
+        sql::sql_idempotency_options{options.table, options.create_schema_if_missing, options.pool_size, options.pool_wait, options.pool},
         clock);
 }
 

@@ -52,4 +52,7 @@ std::unique_ptr<sql::sql_dialect> make_mysql_dialect();
 std::unique_ptr<sql::sql_lock_provider> make_mysql_lock_provider(const mysql_options& options,
                                                                  const shedlock::clock& clock = system_clock::instance());
 
+/// New connections to the database `options` name: the factory of a backend session's one pool.
+sql::connection_factory mysql_connections(const mysql_options& options);
+
 }  // namespace shedlock::providers

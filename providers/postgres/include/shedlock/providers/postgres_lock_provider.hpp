@@ -55,4 +55,7 @@ std::unique_ptr<sql::sql_dialect> make_postgres_dialect(bool async_unlock = true
 std::unique_ptr<sql::sql_lock_provider> make_postgres_lock_provider(
     const postgres_options& options, const shedlock::clock& clock = system_clock::instance());
 
+/// New connections to the database `options` name: the factory of a backend session's one pool.
+sql::connection_factory postgres_connections(const postgres_options& options);
+
 }  // namespace shedlock::providers

@@ -42,4 +42,7 @@ std::unique_ptr<sql::sql_dialect> make_sqlite_dialect();
 std::unique_ptr<sql::sql_lock_provider> make_sqlite_lock_provider(const sqlite_options& options,
                                                                   const shedlock::clock& clock = system_clock::instance());
 
+/// New connections to the database `options` name: the factory of a backend session's one pool.
+sql::connection_factory sqlite_connections(const sqlite_options& options);
+
 }  // namespace shedlock::providers

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <utility>
 
 namespace shedlock::providers::sql {
 
@@ -22,5 +23,25 @@ inline connection_pool::settings pool_settings(std::size_t size, std::chrono::mi
     s.wait_timeout = wait;
     return s;
 }
+
+/// The pool of one SQL part (lock provider, run store, claims store): its own, or the one pool of
+/// the backend session it belongs to (backend_session.hpp), shared with the session's other parts.
+/// Offers the pool calls the parts make.
+class shared_pool {
+public:
+    /// `session_pool` when given (the session's), else a pool of its own over `open` and `s`.
+    shared_pool(connection_factory open, connection_pool::settings s, std::shared_ptr<connection_pool> session_pool = {})
+        : pool_(session_pool ? std::move(session_pool) : std::make_shared<connection_pool>(std::move(open), std::move(s))) {}
+
+    connection_pool::lease borrow() { return pool_->borrow(); }
+    template <typename Fn>
+    auto run(Fn&& fn) { return pool_->run(std::forward<Fn>(fn)); }
+    template <typename Fn>
+    auto run_idempotent(Fn&& fn) { return pool_->run_idempotent(std::forward<Fn>(fn)); }
+    operator connection_pool&() noexcept { return *pool_; }
+
+private:
+    std::shared_ptr<connection_pool> pool_;
+};
 
 }  // namespace shedlock::providers::sql

@@ -17,6 +17,8 @@ struct sql_idempotency_options {
     bool create_schema_if_missing = false;  ///< create the table at start-up instead of failing
     std::size_t pool_size = 2;
     std::chrono::milliseconds pool_wait = std::chrono::seconds{5};
+    /// The backend session's one pool (shared with its locks); nullptr: a pool of its own.
+    std::shared_ptr<connection_pool> pool = {};
 };
 
 /// The claims table `{kind, name, state, owner, fencing_token, attempt, claimed_at, expires_at,
@@ -55,7 +57,7 @@ private:
     std::unique_ptr<sql_dialect> dialect_;
     sql_idempotency_options options_;
     table_name table_;
-    connection_pool pool_;
+    shared_pool pool_;
     claim_statement_set set_;  ///< the dialect's claim statements and DDL
 };
 

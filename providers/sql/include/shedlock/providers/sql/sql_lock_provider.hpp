@@ -21,6 +21,9 @@ struct sql_lock_options {
     bool create_schema_if_missing = false;   ///< create the table at start-up instead of failing
     std::size_t pool_size = 4;
     std::chrono::milliseconds pool_wait = std::chrono::seconds{5};
+    /// The backend session's one pool, shared with its run store and claims store; nullptr (an
+    /// application constructing the provider itself): a pool of its own.
+    std::shared_ptr<connection_pool> pool;
 };
 
 /// A lock table in an SQL database (see ARCHITECTURE §3): one statement per operation, values
@@ -76,7 +79,7 @@ private:
     std::unique_ptr<sql_dialect> dialect_;
     sql_lock_options options_;
     lock_table table_;
-    connection_pool pool_;
+    shared_pool pool_;
     bool fencing_ = true;
     statement acquire_, unlock_, extend_;
     statement unlock_past_lease_;  ///< the uncapped release, for a minimum hold that outlasts its lease

@@ -1,8 +1,8 @@
 #pragma once
 /// \file
-/// What every SQL provider registers (see shedlock/provider_registry.hpp): the lock provider, the
-/// run store and the DDL of both tables, all read from one URI. Used by the providers' own
-/// registration files; applications never include it.
+/// What every SQL provider registers (see shedlock/provider_registry.hpp): a session of one pool
+/// for the lock provider, the run store and the claims store, and the DDL of their tables, all
+/// read from one URI. Used by the providers' own registration files; applications never include it.
 
 #include <shedlock/provider_registry.hpp>
 #include <shedlock/providers/sql/sql_dialect.hpp>
@@ -26,30 +26,38 @@ std::string claims_table_from_uri(const provider_uri& uri);
 
 /// A registration for a dialect whose options types read URIs (`LockOptions::from_uri`,
 /// `RunOptions::from_uri`): `make_lock(options, clock)`, `make_runs(options)`, `make_dialect()`,
-/// `make_claims(run_options, clock)` (the run options' server, with `table` = the claims table).
-/// open_request::create_schema and ::retention override what the URI says.
+/// `make_claims(run_options, clock)` (the run options' server, with `table` = the claims table),
+/// `connections(lock_options)` (the connection factory of the session's one pool).
+/// A session opens ONE pool, sized by the lock options (`pool_size`, `pool_wait`), that its lock
+/// provider, run store and claims store share. open_request::create_schema and ::retention
+/// override what the URI says.
 template <typename LockOptions, typename RunOptions, typename MakeLock, typename MakeRuns, typename MakeDialect,
-          typename MakeClaims>
+          typename MakeClaims, typename MakeConnections>
 backend_registration sql_backend(std::string name, std::vector<std::string> schemes, MakeLock make_lock,
-                                 MakeRuns make_runs, MakeDialect make_dialect, MakeClaims make_claims) {
-    backend_registration backend{std::move(name), std::move(schemes), {}, {}, {}};
-    backend.open_locks = [make_lock](const provider_uri& uri, const open_request& request) -> std::unique_ptr<lock_provider> {
-        auto options = LockOptions::from_uri(uri);
-        options.create_schema_if_missing = options.create_schema_if_missing || request.create_schema;
-        return make_lock(options, request.clock ? *request.clock : system_clock::instance());
-    };
-    backend.open_runs = [make_runs](const provider_uri& uri, const open_request& request) -> std::unique_ptr<run_store> {
-        auto options = RunOptions::from_uri(uri);
-        options.create_schema_if_missing = options.create_schema_if_missing || request.create_schema;
-        options.retention = request.retention;
-        return make_runs(options);
-    };
-    backend.open_claims = [make_claims](const provider_uri& uri,
-                                        const open_request& request) -> std::unique_ptr<idempotency_store> {
-        auto options = RunOptions::from_uri(uri);
-        options.table = claims_table_from_uri(uri);
-        options.create_schema_if_missing = options.create_schema_if_missing || request.create_schema;
-        return make_claims(options, request.clock ? *request.clock : system_clock::instance());
+                                 MakeRuns make_runs, MakeDialect make_dialect, MakeClaims make_claims,
+                                 MakeConnections connections) {
+    backend_registration backend{std::move(name), std::move(schemes), {}, {}};
+    backend.open_session = [make_lock, make_runs, make_claims, connections](const provider_uri& uri,
+                                                                            const open_request& request) {
+        auto locks = LockOptions::from_uri(uri);
+        locks.create_schema_if_missing = locks.create_schema_if_missing || request.create_schema;
+        auto runs = RunOptions::from_uri(uri);
+        runs.create_schema_if_missing = runs.create_schema_if_missing || request.create_schema;
+        runs.retention = request.retention;
+        auto claims = RunOptions::from_uri(uri);
+        claims.table = claims_table_from_uri(uri);
+        claims.create_schema_if_missing = claims.create_schema_if_missing || request.create_schema;
+        const auto pool =
+            std::make_shared<connection_pool>(connections(locks), pool_settings(locks.pool_size, locks.pool_wait));
+        locks.pool = runs.pool = claims.pool = pool;
+        const shedlock::clock* clock = request.clock ? request.clock : &system_clock::instance();
+        session_parts parts;
+        parts.locks = [make_lock, locks, clock]() -> std::unique_ptr<lock_provider> { return make_lock(locks, *clock); };
+        parts.runs = [make_runs, runs]() -> std::unique_ptr<run_store> { return make_runs(runs); };
+        parts.claims = [make_claims, claims, clock]() -> std::unique_ptr<idempotency_store> {
+            return make_claims(claims, *clock);
+        };
+        return parts;
     };
     backend.schema = [make_dialect](const provider_uri& uri) {
         const auto locks = LockOptions::from_uri(uri);

@@ -20,6 +20,8 @@ struct sql_run_options {
     std::size_t prune_every = 32;
     std::size_t pool_size = 2;
     std::chrono::milliseconds pool_wait = std::chrono::seconds{5};
+    /// The backend session's one pool (shared with its locks); nullptr: a pool of its own.
+    std::shared_ptr<connection_pool> pool = {};
 };
 
 /// A run-record table `{id, task, lock_name, instance, scheduled_at, started_at, finished_at,
@@ -53,7 +55,7 @@ private:
     std::unique_ptr<sql_dialect> dialect_;
     sql_run_options options_;
     table_name table_;
-    connection_pool pool_;
+    shared_pool pool_;
     run_statement_set set_;  ///< the dialect's run-record statements and DDL
     std::atomic<std::size_t> appends_{0};
 };

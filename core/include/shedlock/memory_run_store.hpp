@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// Run records in process memory: a ring per task.
+/// Run records in process memory: a ring per task. A generic in-process store in core (any
+/// program or backend session may use it; the memory: backend offers it as its run store).
 
 #include <shedlock/run_store.hpp>
 
