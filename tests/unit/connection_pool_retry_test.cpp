@@ -1,6 +1,6 @@
 // Retry advice on storage_error and how the connection pool follows it: a call that failed
 // before reaching the server (safe) runs once more on a new connection; one in doubt (sent, its
-// answer lost) or permanent is never run again.
+// answer lost) runs again only when it may run twice, and a permanent one never.
 #include <shedlock/detail/connection_pool.hpp>
 #include <shedlock/error.hpp>
 
@@ -73,6 +73,27 @@ TEST_CASE("connection pool: a call in doubt is reported, never run again") {
     }
     CHECK(calls == 1);
     CHECK(p.pool.run([](fake_connection& c) { return c.id; }) == 2);  // the broken one was still dropped
+}
+
+TEST_CASE("connection pool: a call that may run twice is run again in doubt when its connection had idled") {
+    numbered_pool p;
+    p.pool.run([](fake_connection&) { return 0; });  // connection 1 idles
+    int calls = 0;
+    const int used = p.pool.run_idempotent([&](fake_connection& c) {
+        if (++calls == 1) throw storage_error(storage_category::unavailable, retry_advice::in_doubt, "lost");
+        return c.id;
+    });
+    CHECK(calls == 2);
+    CHECK(used == 2);
+    // On a connection opened for it, an in-doubt failure is the server's now: reported.
+    calls = 0;
+    numbered_pool fresh;
+    CHECK_THROWS_AS(fresh.pool.run_idempotent([&](fake_connection&) -> int {
+        ++calls;
+        throw storage_error(storage_category::unavailable, retry_advice::in_doubt, "lost");
+    }),
+                    storage_error);
+    CHECK(calls == 1);
 }
 
 TEST_CASE("connection pool: safe failures that break nothing and permanent ones are not run again") {

@@ -114,11 +114,25 @@ public:
         return run(fn);  // dropping the broken connection dropped every idle one: this one is new
     }
 
-    /// The owner-checked unlock, extend and claim completion: run_retrying_safe (the name it had
-    /// when the pool guessed, from a reused connection, that a failure was safe to retry).
+    /// run_retrying_safe(fn) for a call that may run twice (the owner-checked unlock, extend and
+    /// claim completion), which is run once more also when it is in doubt, if its connection had
+    /// idled in the pool: its second run settles the first (the owner check matches nothing when
+    /// the first was applied, and the claims store reads the record to tell that apart).
     template <typename Fn>
     auto run_idempotent(Fn&& fn) {
-        return run_retrying_safe(std::forward<Fn>(fn));
+        {
+            lease borrowed(*this);
+            try {
+                return fn(*borrowed);
+            } catch (...) {
+                const auto error = std::current_exception();
+                const bool broken = borrowed.discard_if_broken(error);
+                const auto advice = advice_of(error);
+                const bool again = advice == retry_advice::safe || (advice == retry_advice::in_doubt && borrowed.reused());
+                if (!broken || !again) throw;
+            }
+        }
+        return run(fn);
     }
 
 private:
