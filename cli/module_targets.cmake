@@ -37,16 +37,16 @@ target_link_libraries(shedlock_cli_core PUBLIC Threads::Threads)
 target_link_options(shedlock_cli_core PRIVATE -Wl,--no-undefined)
 install(TARGETS shedlock_cli_core LIBRARY DESTINATION ${cli_private_install_dir} COMPONENT cli NAMELINK_SKIP)
 
-# shedlock_cli_module_parts(<component> <objects var> <links var> <targets var>): what a module made of the
-# shedlock component <component> (e.g. sqlite) links instead of its static library: the objects
-# of it and of every shedlock component it needs, except core's (the shared core has them), and
-# the other libraries they link (SQLiteCpp, libpq, ...). Linking shedlock::<component> itself
-# would bring a second, static copy of core along (its transitive link). <targets var>: the
-# components whose headers and definitions the module's own sources may use.
-function(shedlock_cli_module_parts component objects_var links_var usage_var)
+# shedlock_cli_module_parts(<components> <objects var> <links var> <targets var>): what a module
+# made of the shedlock components <components> (e.g. sqlite) links instead of their static
+# libraries: the objects of them and of every shedlock component they need, except core's (the
+# shared core has them), and the other libraries they link (SQLiteCpp, libpq, ...). Linking
+# shedlock::<component> itself would bring a second, static copy of core along (its transitive
+# link). <targets var>: the components whose headers and definitions the module's own sources use.
+function(shedlock_cli_module_parts components objects_var links_var usage_var)
   set(objects "")
   set(links "")
-  set(pending shedlock_${component})
+  list(TRANSFORM components PREPEND shedlock_ OUTPUT_VARIABLE pending)
   set(seen "")
   set(usage "")
   get_property(known_components GLOBAL PROPERTY SHEDLOCK_COMPONENTS)
@@ -80,13 +80,13 @@ function(shedlock_cli_module_parts component objects_var links_var usage_var)
   set(${usage_var} ${usage} PARENT_SCOPE)
 endfunction()
 
-# shedlock_cli_module(<target> <output dir> <component> SOURCES ...): a plug-in module made of
-# SOURCES and the component's objects (shedlock_cli_module_parts), linked against the shared core;
+# shedlock_cli_module(<target> <output dir> <components> SOURCES ...): a plug-in module made of
+# SOURCES and the components' objects (shedlock_cli_module_parts), linked against the shared core;
 # found at run time by soname (the program has loaded the core already) or beside its directory
 # (the same RUNPATH in the build tree, which mirrors the install layout: see shedlock_cli's).
-function(shedlock_cli_module target output_dir component)
+function(shedlock_cli_module target output_dir components)
   cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
-  shedlock_cli_module_parts(${component} objects links components)
+  shedlock_cli_module_parts("${components}" objects links components)
   add_library(${target} MODULE ${ARG_SOURCES} ${objects})
   foreach(used IN LISTS components)
     target_include_directories(${target} PRIVATE $<TARGET_PROPERTY:${used},INTERFACE_INCLUDE_DIRECTORIES>)
