@@ -7,7 +7,7 @@
 
 namespace shedlock::test::sql_server {
 
-/// Fills server_options, make_provider, read_run_uri, read_lock_table, open_run_store and
+/// Fills server_options, make_provider, read_run_uri, read_lock_uri, open_run_store and
 /// make_claims of `c` (whose `uri` is set) from `Options` (the lock provider's: a
 /// sql_lock_options and a server_options) and `RunOptions` (the stores': a sql_run_options
 /// with a `server` of type Options). The make_* functions open the backend's parts; every
@@ -28,21 +28,21 @@ void fill_parts(context& c, MakeLocks make_locks, MakeRuns make_runs, MakeClaims
         if (on) static_cast<sql::server_options&>(o.server) = *on;
         return o;
     };
-    c.server_options = [uri] {
-        const auto o = Options::from_uri(parse_provider_uri(uri()));
+    c.make_provider = [lock_options_of, make_locks](const lock_options& o, const shedlock::clock& clock) {
+        return make_locks(lock_options_of(o), clock);
+    };
+    c.read_lock_uri = [](const std::string& text) {
+        const auto o = Options::from_uri(parse_provider_uri(text));
         lock_options out;
         static_cast<sql::sql_lock_options&>(out) = o;
         static_cast<sql::server_options&>(out) = o;
         return out;
     };
-    c.make_provider = [lock_options_of, make_locks](const lock_options& o, const shedlock::clock& clock) {
-        return make_locks(lock_options_of(o), clock);
-    };
+    c.server_options = [read = c.read_lock_uri, uri] { return read(uri()); };
     c.read_run_uri = [](const std::string& text) {
         const auto o = RunOptions::from_uri(parse_provider_uri(text));
         return run_uri_parts{o, o.server};
     };
-    c.read_lock_table = [](const std::string& text) { return Options::from_uri(parse_provider_uri(text)).table; };
     c.open_run_store = [run_options_of, make_runs](const run_uri_parts& p) -> std::unique_ptr<run_store> {
         return make_runs(run_options_of(p.run, &p.server));
     };

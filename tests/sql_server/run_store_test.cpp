@@ -66,7 +66,7 @@ SQL_SERVER_CASE("{name} run store: from_uri takes the lock URI plus runs_table",
     CHECK(o.server.statement_timeout == 2s);
     CHECK(b.read_run_uri(b.scheme + "://h/db").run.table == "shedlock_runs");
     // The lock provider accepts the same URI (one URI opens both).
-    CHECK(b.read_lock_table(b.scheme + "://h/db?runs_table=r") == "shedlock");
+    CHECK(b.read_lock_uri(b.scheme + "://h/db?runs_table=r").table == "shedlock");
     CHECK_THROWS_AS(b.read_run_uri(b.scheme + "://u:s3cret@h/db?runs_table=bad-name"), configuration_error);
     CHECK_THROWS_WITH(b.read_run_uri(b.scheme + "://u:s3cret@h/db?runs=x"), Contains("runs") && !Contains("s3cret"));
 }

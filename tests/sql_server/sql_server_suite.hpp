@@ -12,9 +12,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace shedlock::test::sql_server {
@@ -36,6 +39,29 @@ struct case_words {
     const char* name;          ///< "postgres": the first word of every case's name and its tag
     const char* qualified_by;  ///< what qualifies a table name: "schema", "database"
     const char* kill_words;    ///< how an operator ends a session: "pg_terminate_backend"
+    const char* alias_words;   ///< what its URI case calls the alias scheme: "scheme", "mariadb"
+};
+
+/// A URI with every key the SQL servers share, as the URI case expects it read.
+struct uri_keys {
+    std::string host;
+    std::uint16_t port;
+    std::string database, user, password, table;
+    bool use_db_time;
+    std::size_t pool_size;
+    std::chrono::milliseconds connect_timeout, statement_timeout;
+    bool create_schema_if_missing;
+};
+
+/// The URI case's examples of one backend.
+struct uri_examples {
+    std::string every_key;   ///< a URI (password "s3cret") with every key of uri_keys, and more
+    uri_keys read;           ///< what every_key says
+    std::string redacted;    ///< every_key as messages show it
+    /// Bad URIs (password "s3cret") and words each one's error must contain.
+    std::vector<std::pair<std::string, std::string>> refused;
+    /// Checks of the backend's own keys, given every_key (or nothing).
+    std::function<void(const std::string&)> own_checks;
 };
 
 /// One backend under the shared suites: how to reach its test server, make its parts, disturb
@@ -50,7 +76,7 @@ struct context {
     std::function<lock_options()> server_options;          ///< the test server's URI, parsed
     std::function<std::unique_ptr<sql::sql_lock_provider>(const lock_options&, const shedlock::clock&)> make_provider;
     std::function<run_uri_parts(const std::string&)> read_run_uri;    ///< run-store options from a URI
-    std::function<std::string(const std::string&)> read_lock_table;   ///< the lock table a URI names
+    std::function<lock_options(const std::string&)> read_lock_uri;   ///< the lock provider's options from a URI
     std::function<std::unique_ptr<run_store>(const run_uri_parts&)> open_run_store;  ///< on the server it names
     /// An idempotency store on the test server, its claims table named by `table` of the options.
     std::function<std::unique_ptr<idempotency_store>(const sql::sql_run_options&, const shedlock::clock&)> make_claims;
@@ -68,6 +94,7 @@ struct context {
     std::function<std::string(const lock_options&)> table_qualifier;  ///< prepares one, returns it
     std::string session_timezone_env;       ///< an environment variable that sets the session's zone, or ""
     std::string no_answer_error;            ///< a frozen server's error (deadline 3 s)
+    uri_examples uris;
 };
 
 /// Defined by each backend's test folder.
@@ -98,7 +125,7 @@ private:
     std::vector<std::string> parts_;
 };
 
-/// Registers a case named `title` with "{name}", "{qualified_by}" and "{kill}" replaced by
+/// Registers a case named `title` with "{name}", "{qualified_by}", "{kill}" and "{alias}" replaced by
 /// the backend's words(), tagged "[<name>]" plus `tags`.
 struct case_registrar {
     case_registrar(void (*run)(), const char* title, const char* tags, const char* file, std::size_t line);

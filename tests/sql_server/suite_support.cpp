@@ -73,6 +73,7 @@ case_registrar::case_registrar(void (*run)(), const char* title, const char* tag
     replace_all(name, "{name}", w.name);
     replace_all(name, "{qualified_by}", w.qualified_by);
     replace_all(name, "{kill}", w.kill_words);
+    replace_all(name, "{alias}", w.alias_words);
     const std::string all_tags = "[" + std::string(w.name) + "]" + tags;
     // AutoReg copies name and tags into the registry before these strings go.
     Catch::AutoReg(Catch::makeTestInvoker(run), Catch::SourceLineInfo(file, line), Catch::StringRef(),

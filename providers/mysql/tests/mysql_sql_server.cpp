@@ -14,6 +14,7 @@ namespace shedlock::test::sql_server {
 namespace {
 
 using namespace providers;
+using namespace std::chrono_literals;
 namespace server = mysql_server;
 
 /// KILLs this process's connections to the server (as an operator's KILL or a restart would),
@@ -59,13 +60,23 @@ context make_context() {
     // The connector's read timeout (statement_timeout + 1 s, here 2 s) ends the wait; its words
     // do not name the deadline as PostgreSQL's do.
     c.no_answer_error = "Lost connection to server during query";
+    c.uris = {"mariadb://app:s3cret@db.example:3307/locks?table=locks&use_db_time=1&pool_size=3"
+              "&connect_timeout=2s&statement_timeout=10s&create_schema=true",
+              {"db.example", 3307, "locks", "app", "s3cret", "locks", true, 3, 2s, 10s, true},
+              "mysql://app:***@db.example:3307/locks",
+              {{"mysql://u:s3cret@h/db?async_unlock=true", "unknown option \"async_unlock\""},
+               {"mysql://u:s3cret@h/db?use_db_time=maybe", "use_db_time=maybe"},
+               {"mysql://u:s3cret@[::1/db", "malformed"},
+               {"mysql://u:s3cret@h/db?table=a.b.c", "\"a.b.c\" is not a plain identifier"},
+               {"postgresql://u:s3cret@h/db", "accepts mysql:, mariadb:"}},
+              {}};
     return c;
 }
 
 }  // namespace
 
 const case_words& words() {
-    static constexpr case_words mysql{"mysql", "database", "KILL CONNECTION"};
+    static constexpr case_words mysql{"mysql", "database", "KILL CONNECTION", "mariadb"};
     return mysql;
 }
 

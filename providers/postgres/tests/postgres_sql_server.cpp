@@ -14,6 +14,7 @@ namespace shedlock::test::sql_server {
 namespace {
 
 using namespace providers;
+using namespace std::chrono_literals;
 namespace server = postgres_server;
 
 /// Terminates this process's connections to the server (as `pg_terminate_backend` by an operator
@@ -55,13 +56,28 @@ context make_context() {
     };
     c.session_timezone_env = "PGTZ";  // libpq sets the session's TimeZone from it
     c.no_answer_error = "no answer within 3 s";
+    c.uris = {"postgres://app:s3cret@db.example:6543/locks?table=ops.locks&use_db_time=true&pool_size=2"
+              "&connect_timeout=3s&statement_timeout=PT0.5S&create_schema=yes&async_unlock=false",
+              {"db.example", 6543, "locks", "app", "s3cret", "ops.locks", true, 2, 3s, 500ms, true},
+              "postgresql://app:***@db.example:6543/locks",
+              {{"postgresql://u:s3cret@h/db?tabel=x", "unknown option \"tabel\""},
+               {"postgresql://u:s3cret@h/db?pool_size=0", "pool_size=0"},
+               {"postgresql://u:s3cret@h/db?connect_timeout=5", "connect_timeout"},
+               {"postgresql://u:s3cret@h:99x/db", "malformed"},
+               {"postgresql://u:s3cret@h/db?table=shedlock%3B%20drop%20table%20x",
+                "\"shedlock; drop table x\" is not a plain identifier"},
+               {"mysql://u:s3cret@h/db", "accepts postgresql:, postgres:"}},
+              [](const std::string& every_key) {
+                  CHECK_FALSE(postgres_options::from_uri(parse_provider_uri(every_key)).async_unlock);
+                  CHECK(postgres_options::from_uri(parse_provider_uri("postgresql://h/db")).async_unlock);
+              }};
     return c;
 }
 
 }  // namespace
 
 const case_words& words() {
-    static constexpr case_words postgres{"postgres", "schema", "pg_terminate_backend"};
+    static constexpr case_words postgres{"postgres", "schema", "pg_terminate_backend", "scheme"};
     return postgres;
 }
 
