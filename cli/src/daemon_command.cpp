@@ -8,7 +8,6 @@
 #include "log.hpp"
 #include "output.hpp"
 #include "provider_factory.hpp"
-#include "run_store_factory.hpp"
 
 #include <shedlock/config_tasks.hpp>
 #include <shedlock/duration.hpp>
@@ -66,15 +65,16 @@ int daemon_command(const daemon_options& o) {
     // The tasks before the provider: a task's configuration error is reported without connecting.
     const auto tasks = daemon_tasks(config, secret_environment_variables(parse_provider_uri(uri)));
     const sigset_t stop_signals = block_stop_signals();
-    auto locks = open_provider(uri);
-    run_store_request store_request{true, {}};
-    store_request.retention.max_per_task = config.run_retention;
-    auto runs = open_run_store(uri, store_request);
+    // One session: the locks, the run records and the claims share its one pool.
+    open_options how{.create_store_schema = true};
+    how.retention.max_per_task = config.run_retention;
+    auto locks = open_provider(uri, how);
+    auto runs = locks.session->share_runs();
     metrics_registry metrics;
     auto options = scheduler_options_from(config);
-    std::unique_ptr<idempotency_store> claims;  // only when a task has an idempotency_key
+    std::shared_ptr<idempotency_store> claims;  // only when a task has an idempotency_key
     for (const auto& t : tasks)
-        if (!t.idempotency_key.empty() && !claims) claims = open_idempotency_store(uri, {.create_schema = true}, registry());
+        if (!t.idempotency_key.empty() && !claims) claims = locks.session->share_claims();
     options.claims = claims.get();
     options.warn = [](const std::string& message) { log(log_level::warn, message); };
     options.metrics = &metrics;

@@ -23,7 +23,12 @@ opened_provider open_provider(const std::string& text, const open_options& how) 
     opened.kind = registry().find(uri).schemes.front();
     opened.display = uri.redacted();
     opened.secret_env = secret_environment_variables(uri);
-    opened.provider = open_lock_provider(text, {.create_schema = how.create_schema}, registry());
+    open_request request;
+    request.create_schema = how.create_schema;
+    request.create_store_schema = how.create_store_schema;
+    request.retention = how.retention;
+    opened.session = open_backend(text, request, registry());
+    opened.provider = opened.session->share_locks();
     return opened;
 }
 

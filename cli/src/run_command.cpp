@@ -163,13 +163,13 @@ int run_command(const run_options& o) {
         throw configuration_error("--claim-for " + format_duration(claim_for) + " must be positive, e.g. 2h");
     auto opened = open_or_report(p);
     if (!opened) return o.unavailable_exit;
-    std::unique_ptr<idempotency_store> claims;
+    std::shared_ptr<idempotency_store> claims;
     execute_options options;
     options.keep_alive = p.keep_alive;
     options.wait_for_lock = p.wait.value_or(std::chrono::milliseconds{0});
     if (!p.once_key.empty()) {
         try {
-            claims = open_idempotency_store(p.provider, {}, registry());
+            claims = opened->session->share_claims();  // the session's pool, shared with the locks
         } catch (const storage_error& e) {
             if (e.category() == storage_category::missing_schema) throw;
             log(log_level::error, std::string("claims backend unavailable: ") + e.what());

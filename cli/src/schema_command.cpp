@@ -3,7 +3,6 @@
 
 #include "exit_codes.hpp"
 #include "provider_factory.hpp"
-#include "run_store_factory.hpp"
 
 #include <shedlock/error.hpp>
 #include <shedlock/provider_registry.hpp>
@@ -29,13 +28,13 @@ int schema_apply_command(const schema_options& o) {
     }
     std::cout << "lock table " << table << " is ready on " << opened.display << "\n";
     try {
-        (void)open_run_store(o.provider, {.create_schema = true, .retention = {}});
+        (void)opened.session->runs();
         std::cout << "run-record table is ready\n";
     } catch (const configuration_error& e) {
         std::cout << "run records: " << e.what() << "\n";  // a backend without a run store in this build
     }
     try {
-        (void)open_idempotency_store(o.provider, {.create_schema = true}, registry());
+        (void)opened.session->claims();
         std::cout << "claims table is ready\n";
     } catch (const configuration_error& e) {
         std::cout << "claims: " << e.what() << "\n";  // a backend without an idempotency store in this build

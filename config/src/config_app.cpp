@@ -13,13 +13,15 @@ configured_app open_from_config(const std::string& path, task_registry& tasks, c
     open_request request;
     request.create_schema = true;
     request.retention.max_per_task = app.config.run_retention;
-    app.locks = open_lock_provider(app.config.provider, request, registry);
-    app.runs = open_run_store(app.config.provider, request, registry);
+    // One session: the locks, the run records and the claims share its one pool.
+    const auto session = open_backend(app.config.provider, request, registry);
+    app.locks = session->make_locks();
+    app.runs = session->make_runs();
     auto options = scheduler_options_from(app.config);
     bool keyed = false;
     for (const auto& task : tasks.tasks()) keyed = keyed || !task.idempotency_key.empty();
     if (keyed) {
-        app.claims = open_idempotency_store(app.config.provider, request, registry);
+        app.claims = session->make_claims();
         options.claims = app.claims.get();
     }
     app.scheduler = std::make_unique<shedlock::scheduler>(*app.locks, *app.runs, options);

@@ -105,11 +105,11 @@ void settle(const setup& s, settlement::ledger& book, int instance, const firing
 }
 
 int run_instance(const setup& s, int instance) {
-    auto locks = shedlock::open_lock_provider(s.provider);
-    std::unique_ptr<shedlock::idempotency_store> claims;
-    if (s.idempotency) claims = shedlock::open_idempotency_store(s.provider);
+    const auto backend = shedlock::open_backend(s.provider);  // one pool for locks and claims
+    auto& locks = backend->locks();
+    shedlock::idempotency_store* claims = s.idempotency ? &backend->claims() : nullptr;
     settlement::ledger book(s.dir + "/ledger.db");
-    shedlock::locking_task_executor executor(*locks);
+    shedlock::locking_task_executor executor(locks);
     for (const auto& f : plan(instance)) {
         const auto at = s.start + f.day * day_slot + f.offset;
         std::this_thread::sleep_until(at);
@@ -119,7 +119,7 @@ int run_instance(const setup& s, int instance) {
             continue;
         }
         shedlock::execute_options options;
-        if (claims) options.idempotency = shedlock::idempotency_options{claims.get(), "settle:" + day, lease};
+        if (claims) options.idempotency = shedlock::idempotency_options{claims, "settle:" + day, lease};
         const auto result = executor.execute([&](shedlock::task_context& ctx) { settle(s, book, instance, f, ctx); },
                                              shedlock::lock_configuration("settle:" + day, lease, min_hold), options);
         if (result.outcome == shedlock::run_outcome::skipped_locked ||
@@ -213,8 +213,9 @@ int main(int argc, char** argv) {
     if (s.provider.empty()) s.provider = "sqlite:" + s.dir + "/locks.db";
     shedlock::register_all_providers();
     {  // tables once, before the instances start
-        (void)shedlock::open_lock_provider(s.provider, {.create_schema = true});
-        if (s.idempotency) (void)shedlock::open_idempotency_store(s.provider, {.create_schema = true});
+        const auto backend = shedlock::open_backend(s.provider, {.create_schema = true});
+        (void)backend->locks();
+        if (s.idempotency) (void)backend->claims();
         settlement::ledger book(s.dir + "/ledger.db");
     }
     s.start = wall::now() + 500ms;

@@ -23,6 +23,9 @@ struct open_request {
     bool create_schema = false;                   ///< create missing tables instead of failing
     run_retention retention{};                    ///< for run stores
     const shedlock::clock* clock = nullptr;       ///< lock times; nullptr: the system clock
+    /// Create missing run-record and claims tables, but not the lock table (a daemon's lock
+    /// table is the operator's to create; its run records and claims are its own).
+    bool create_store_schema = false;
 };
 
 /// One backend: its URI schemes and how to open a session on a URI. Empty functions mean "cannot".

@@ -29,8 +29,8 @@ std::string claims_table_from_uri(const provider_uri& uri);
 /// `make_claims(run_options, clock)` (the run options' server, with `table` = the claims table),
 /// `connections(lock_options)` (the connection factory of the session's one pool).
 /// A session opens ONE pool, sized by the lock options (`pool_size`, `pool_wait`), that its lock
-/// provider, run store and claims store share. open_request::create_schema and ::retention
-/// override what the URI says.
+/// provider, run store and claims store share. open_request::create_schema (every table),
+/// ::create_store_schema (run records and claims) and ::retention override what the URI says.
 template <typename LockOptions, typename RunOptions, typename MakeLock, typename MakeRuns, typename MakeDialect,
           typename MakeClaims, typename MakeConnections>
 backend_registration sql_backend(std::string name, std::vector<std::string> schemes, MakeLock make_lock,
@@ -42,11 +42,12 @@ backend_registration sql_backend(std::string name, std::vector<std::string> sche
         auto locks = LockOptions::from_uri(uri);
         locks.create_schema_if_missing = locks.create_schema_if_missing || request.create_schema;
         auto runs = RunOptions::from_uri(uri);
-        runs.create_schema_if_missing = runs.create_schema_if_missing || request.create_schema;
+        const bool create_stores = request.create_schema || request.create_store_schema;
+        runs.create_schema_if_missing = runs.create_schema_if_missing || create_stores;
         runs.retention = request.retention;
         auto claims = RunOptions::from_uri(uri);
         claims.table = claims_table_from_uri(uri);
-        claims.create_schema_if_missing = claims.create_schema_if_missing || request.create_schema;
+        claims.create_schema_if_missing = claims.create_schema_if_missing || create_stores;
         const auto pool =
             std::make_shared<connection_pool>(connections(locks), pool_settings(locks.pool_size, locks.pool_wait));
         locks.pool = runs.pool = claims.pool = pool;
