@@ -7,8 +7,8 @@
 
 namespace shedlock::test::sql_server {
 
-/// Fills server_options, make_provider, read_run_uri, read_lock_uri, open_run_store and
-/// make_claims of `c` (whose `uri` is set) from `Options` (the lock provider's: a
+/// Fills server_options, make_provider, read_run_uri, read_lock_uri, open_run_store,
+/// open_claims and make_claims of `c` (whose `uri` is set) from `Options` (the lock provider's: a
 /// sql_lock_options and a server_options) and `RunOptions` (the stores': a sql_run_options
 /// with a `server` of type Options). The make_* functions open the backend's parts; every
 /// option not set by a case keeps what the test server's URI says.
@@ -45,6 +45,9 @@ void fill_parts(context& c, MakeLocks make_locks, MakeRuns make_runs, MakeClaims
     };
     c.open_run_store = [run_options_of, make_runs](const run_uri_parts& p) -> std::unique_ptr<run_store> {
         return make_runs(run_options_of(p.run, &p.server));
+    };
+    c.open_claims = [run_options_of, make_claims](const run_uri_parts& p) -> std::unique_ptr<idempotency_store> {
+        return make_claims(run_options_of(p.run, &p.server), system_clock::instance());
     };
     c.make_claims = [run_options_of, make_claims](const sql::sql_run_options& o,
                                                   const shedlock::clock& clock) -> std::unique_ptr<idempotency_store> {

@@ -78,6 +78,8 @@ struct context {
     std::function<run_uri_parts(const std::string&)> read_run_uri;    ///< run-store options from a URI
     std::function<lock_options(const std::string&)> read_lock_uri;   ///< the lock provider's options from a URI
     std::function<std::unique_ptr<run_store>(const run_uri_parts&)> open_run_store;  ///< on the server it names
+    /// A claims store on the server `parts` name, its claims table `parts.run.table`.
+    std::function<std::unique_ptr<idempotency_store>(const run_uri_parts&)> open_claims;
     /// An idempotency store on the test server, its claims table named by `table` of the options.
     std::function<std::unique_ptr<idempotency_store>(const sql::sql_run_options&, const shedlock::clock&)> make_claims;
     std::function<void()> kill_own_connections;            ///< ends this process's sessions, waits
@@ -94,6 +96,7 @@ struct context {
     std::function<std::string(const lock_options&)> table_qualifier;  ///< prepares one, returns it
     std::string session_timezone_env;       ///< an environment variable that sets the session's zone, or ""
     std::string no_answer_error;            ///< a frozen server's error (deadline 3 s)
+    std::string without_tls_query;          ///< the URI query that turns TLS off
     uri_examples uris;
 };
 
@@ -110,6 +113,10 @@ std::unique_ptr<sql::sql_lock_provider> make_provider(const lock_options& option
 
 /// The message of what `fn` throws, or "(no error)": for cases that check many bad inputs.
 std::string error_text(const std::function<void()>& fn);
+
+/// Runs `statement` on a session the server ended while it idled: it must fail as unavailable,
+/// advice safe, "was not sent" (nothing reached the server, so running it again is safe).
+void check_fails_unsent(const std::function<void()>& statement);
 
 /// `text` with "{t}" replaced by `table`.
 std::string with_table(const std::string& text, const std::string& table);

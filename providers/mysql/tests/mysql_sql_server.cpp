@@ -60,6 +60,7 @@ context make_context() {
     // The connector's read timeout (statement_timeout + 1 s, here 2 s) ends the wait; its words
     // do not name the deadline as PostgreSQL's do.
     c.no_answer_error = "Lost connection to server during query";
+    c.without_tls_query = "ssl_mode=DISABLED";
     c.uris = {"mariadb://app:s3cret@db.example:3307/locks?table=locks&use_db_time=1&pool_size=3"
               "&connect_timeout=2s&statement_timeout=10s&create_schema=true",
               {"db.example", 3307, "locks", "app", "s3cret", "locks", true, 3, 2s, 10s, true},

@@ -56,6 +56,7 @@ context make_context() {
     };
     c.session_timezone_env = "PGTZ";  // libpq sets the session's TimeZone from it
     c.no_answer_error = "no answer within 3 s";
+    c.without_tls_query = "sslmode=disable";
     c.uris = {"postgres://app:s3cret@db.example:6543/locks?table=ops.locks&use_db_time=true&pool_size=2"
               "&connect_timeout=3s&statement_timeout=PT0.5S&create_schema=yes&async_unlock=false",
               {"db.example", 6543, "locks", "app", "s3cret", "ops.locks", true, 2, 3s, 500ms, true},
