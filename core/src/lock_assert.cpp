@@ -2,6 +2,7 @@
 
 #include <shedlock/error.hpp>
 #include <shedlock/lock_assert.hpp>
+#include <shedlock/testing/lock_assert.hpp>
 
 namespace shedlock::lock_assert {
 

@@ -1,6 +1,7 @@
 #include <shedlock/duration.hpp>
 #include <shedlock/error.hpp>
 #include <shedlock/lock_wait.hpp>
+#include <shedlock/testing/lock_wait.hpp>
 
 #include <algorithm>
 #include <random>

@@ -2,6 +2,7 @@
 #include <shedlock/lock_assert.hpp>
 #include <shedlock/locking_task_executor.hpp>
 #include <shedlock/providers/memory_lock_provider.hpp>
+#include <shedlock/testing/lock_assert.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -3,6 +3,7 @@
 #include <shedlock/error.hpp>
 #include <shedlock/lock_wait.hpp>
 #include <shedlock/providers/memory_lock_provider.hpp>
+#include <shedlock/testing/lock_wait.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -17,14 +17,6 @@ void assert_locked(std::string_view name);
 /// True when the current thread holds the lock `name` through an executor.
 bool is_locked(std::string_view name) noexcept;
 
-/// For tests of code that calls assert_locked() outside any executor: while an instance lives,
-/// the current thread counts as holding every lock.
-class test_helper_scope {
-public:
-    test_helper_scope();
-    ~test_helper_scope();
-    test_helper_scope(const test_helper_scope&) = delete;
-    test_helper_scope& operator=(const test_helper_scope&) = delete;
-};
+// For tests of code that calls assert_locked(): test_helper_scope in <shedlock/testing/lock_assert.hpp>.
 
 }  // namespace shedlock::lock_assert

@@ -50,9 +50,4 @@ struct lock_wait_options {
                                                       std::chrono::milliseconds timeout,
                                                       const lock_wait_options& options = {});
 
-/// The pause before the attempt after `refused` refused ones of a waiter that has waited
-/// `waited`, before jitter: first_pause doubled per refusal up to max_pause, or senior_pause once
-/// senior. Exposed for tests and the docs' bound.
-std::chrono::milliseconds wait_pause(const lock_wait_options& options, int refused, std::chrono::milliseconds waited);
-
 }  // namespace shedlock
