@@ -1,6 +1,8 @@
 #pragma once
-// The shared suites of the SQL-server backends (PostgreSQL, MySQL/MariaDB): provider, outage,
-// run-store and idempotency cases written once, run against each backend's real test server.
+// The shared suites of the SQL-server backends (PostgreSQL, MySQL/MariaDB): URI, schema, access,
+// time, frozen-server, retry-advice, run-store and idempotency cases (shedlock_sql_server_suite)
+// and stop/start cases (shedlock_sql_server_restart_suite), written once, run against each
+// backend's real test server.
 // Each backend's test folder defines words() and backend() in one small file; the cases keep
 // the names they had in the backends' own files ("postgres: ...", "mysql run store: ...").
 
