@@ -19,7 +19,7 @@ namespace detail {
 struct task_context_access;
 }
 
-/// Handed to a task body. Safe for concurrent use (the keep-alive thread extends the lock while
+/// Handed to a task body. Safe for concurrent use (the keep-alive timer extends the lock while
 /// the task reads its state).
 class task_context {
 public:
