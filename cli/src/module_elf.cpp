@@ -2,6 +2,7 @@
 
 #include <shedlock/detail/file_kind.hpp>
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 #include <unistd.h>
@@ -61,6 +62,27 @@ std::optional<std::uint64_t> described_size(int fd, const ElfW(Ehdr)& header) {
     return end;
 }
 
+/// The ELF header of this program's own code (the program or module holding this function, mapped
+/// at its load base), or nullptr if dladdr cannot say. A module must have its word size, byte order
+/// and machine, or dlopen refuses it with a message that does not say so ("No such file or
+/// directory" of a file that is there).
+const ElfW(Ehdr)* own_header() {
+    static const ElfW(Ehdr)* const header = [] {
+        Dl_info info{};
+        const bool found = ::dladdr(reinterpret_cast<const void*>(&own_header), &info) != 0;
+        return found ? static_cast<const ElfW(Ehdr)*>(info.dli_fbase) : nullptr;
+    }();
+    return header;
+}
+
+bool for_this_machine(const ElfW(Ehdr)& header) {
+    if (header.e_ident[EI_CLASS] != (sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32) || header.e_type != ET_DYN ||
+        header.e_phentsize != sizeof(ElfW(Phdr)))
+        return false;
+    const ElfW(Ehdr)* own = own_header();
+    return own == nullptr || (header.e_ident[EI_DATA] == own->e_ident[EI_DATA] && header.e_machine == own->e_machine);
+}
+
 std::string cut_short(std::uint64_t described, std::uint64_t size) {
     return "is truncated: its ELF headers describe " + std::to_string(described) + " bytes, the file has " +
            std::to_string(size);
@@ -99,9 +121,7 @@ std::string incomplete_elf(int fd, const struct stat& st) {
     if (size < SELFMAG || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
         return size == 0 ? "is empty" : "is not a shared object (no ELF header)";
     if (!whole_header) return cut_short(sizeof header, size);
-    if (header.e_ident[EI_CLASS] != (sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32) || header.e_type != ET_DYN ||
-        header.e_phentsize != sizeof(ElfW(Phdr)))
-        return "is not a shared object for this machine";
+    if (!for_this_machine(header)) return "is not a shared object for this machine";
     const auto described = described_size(fd, header);
     if (!described) return "is not a whole shared object: its ELF headers describe more than 2^64 bytes";
     return *described > size ? cut_short(*described, size) : std::string{};

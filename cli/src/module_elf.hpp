@@ -21,9 +21,9 @@ struct module_identity {
 };
 
 /// Why the file open as `fd` (with `st` its fstat) is not a whole shared object ("" when it is): not
-/// a regular file, not an ELF file of this word size, headers whose offsets and sizes add up past
-/// 2^64, or shorter than its own headers say, as a copy cut short by a full disk or an interrupted
-/// install is. dlopen would map such a file and die of SIGBUS (or SIGSEGV) touching the missing pages.
+/// a regular file, not an ELF file of this word size, byte order and machine, headers whose offsets
+/// and sizes add up past 2^64, or shorter than its own headers say, as a copy cut short by a full
+/// disk or an interrupted install is. dlopen would map such a file and die of SIGBUS (or SIGSEGV) touching the missing pages.
 std::string incomplete_elf(int fd, const struct stat& st);
 
 /// The first "shedlock" note of a whole shared object (incomplete_elf said ""), or empty when it has

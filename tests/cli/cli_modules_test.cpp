@@ -292,6 +292,33 @@ TEST_CASE("cli: an ELF header whose sizes wrap past 2^64 is refused before dlope
     }
 }
 
+TEST_CASE("cli: a module of another machine or byte order is refused before dlopen", "[cli][modules]") {
+    // An aarch64 (or big-endian) shared object passed the checks; dlopen then said
+    // "/proc/self/fd/3: cannot open shared object file: No such file or directory" of a file that is there.
+    const std::string dir = fresh_module_dir("foreign-machine", {});
+    const std::string whole = read_file(SHEDLOCK_MEMORY_MODULE);
+    REQUIRE(whole.size() > 64);
+    const auto with_byte = [&](std::size_t at, char value) {
+        std::string data = whole;
+        data[at] = value;
+        return data;
+    };
+    const char other_machine = whole[0x12] == char(183) ? char(62) : char(183);  // e_machine: aarch64 or x86-64
+    const char other_order = whole[5] == char(1) ? char(2) : char(1);            // EI_DATA: MSB or LSB
+    const std::vector<std::pair<std::string, std::string>> foreign{
+        {"e_machine of another machine", with_byte(0x12, other_machine)},
+        {"EI_DATA of the other byte order", with_byte(5, other_order)},
+    };
+    for (const auto& [what, data] : foreign) {
+        INFO(what);
+        std::ofstream(dir + "/memory.so", std::ios::binary | std::ios::trunc) << data;
+        const auto r = run_cli_with_modules(dir, {"schema", "apply", "-p", "memory:"});
+        INFO(r.err);
+        CHECK(r.status == 78);
+        CHECK_THAT(r.err, Contains("memory.so is not a shared object for this machine"));
+    }
+}
+
 TEST_CASE("cli: a relative SHEDLOCK_PROVIDER_DIR is refused before any module is loaded", "[cli][modules]") {
     // Relative to wherever the command is started: a module planted there ran its constructors
     // before the build-identity check refused it.
