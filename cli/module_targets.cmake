@@ -27,13 +27,14 @@ if(TARGET shedlock_config)
   find_package(tomlplusplus CONFIG QUIET)
 endif()
 
-add_library(shedlock_cli_core SHARED $<TARGET_OBJECTS:shedlock_core>)
+# core_build.cpp adds the build identity, which the program checks before it loads a module.
+add_library(shedlock_cli_core SHARED $<TARGET_OBJECTS:shedlock_core> ${CMAKE_CURRENT_LIST_DIR}/src/core_build.cpp)
 set_target_properties(shedlock_cli_core PROPERTIES OUTPUT_NAME shedlock-core
   SOVERSION ${SHEDLOCK_MODULE_ABI} VERSION ${SHEDLOCK_MODULE_ABI}
   LIBRARY_OUTPUT_DIRECTORY ${cli_private_build_dir} INSTALL_RPATH "")
 target_include_directories(shedlock_cli_core PUBLIC $<TARGET_PROPERTY:shedlock_core,INTERFACE_INCLUDE_DIRECTORIES>)
 target_compile_features(shedlock_cli_core PUBLIC cxx_std_20)
-target_link_libraries(shedlock_cli_core PUBLIC Threads::Threads)
+target_link_libraries(shedlock_cli_core PUBLIC Threads::Threads PRIVATE shedlock_cli_module_build)
 target_link_options(shedlock_cli_core PRIVATE -Wl,--no-undefined)
 install(TARGETS shedlock_cli_core LIBRARY DESTINATION ${cli_private_install_dir} COMPONENT cli NAMELINK_SKIP)
 

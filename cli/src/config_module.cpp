@@ -29,6 +29,8 @@ const config_module_api& load_config_module() {
     };
     // Checked before dlopen, on the file dlopen then maps (module_files.hpp): complete, and of this
     // build and ABI, so no code of a module of another build runs, not even its constructors.
+    if (const std::string why = foreign_core(); !why.empty())
+        throw configuration_error("cannot load the config module (it reads config files and runs the daemon): " + why);
     module_file module(file);
     if (const std::string why = module.incomplete(); !why.empty()) throw fail(why);
     if (const std::string what = foreign_identity(module.identity()); !what.empty())

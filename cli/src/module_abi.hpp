@@ -29,6 +29,9 @@ class provider_registry;
 #define SHEDLOCK_PROVIDER_MODULE_FACTORY SHEDLOCK_MODULE_PASTE(shedlock_provider_module_v, SHEDLOCK_MODULE_ABI)
 /// shedlock_cli_config_module_v<ABI>: the config module's factory (config_module_api).
 #define SHEDLOCK_CONFIG_MODULE_FACTORY SHEDLOCK_MODULE_PASTE(shedlock_cli_config_module_v, SHEDLOCK_MODULE_ABI)
+/// shedlock_core_build_v<ABI>: the shared core's build identity (core_build.cpp), which the program
+/// checks before loading a module: LD_LIBRARY_PATH may name another installation's core.
+#define SHEDLOCK_CORE_BUILD_FUNCTION SHEDLOCK_MODULE_PASTE(shedlock_core_build_v, SHEDLOCK_MODULE_ABI)
 
 namespace shedlock::cli {
 

@@ -16,6 +16,23 @@ namespace shedlock::cli {
 
 const char* module_build() { return SHEDLOCK_MODULE_BUILD; }
 
+std::string foreign_core() {
+    using build_fn = const char* (*)();
+    const char* const name = SHEDLOCK_MODULE_TEXT(SHEDLOCK_CORE_BUILD_FUNCTION);
+    const auto core_build = reinterpret_cast<build_fn>(::dlsym(RTLD_DEFAULT, name));
+    const char* const build = core_build != nullptr ? core_build() : nullptr;
+    if (build != nullptr && std::strcmp(build, module_build()) == 0) return {};
+    Dl_info info{};
+    const bool located = core_build != nullptr && ::dladdr(reinterpret_cast<const void*>(core_build), &info) != 0 &&
+                         info.dli_fname != nullptr;
+    const std::string core = located ? printable_text(info.dli_fname, 400) : std::string("the shared core libshedlock-core");
+    const std::string what = build != nullptr ? "is from another build (" + printable_text(build, 120) + ")"
+                                              : std::string("is from another build (it has no ") + name + ")";
+    return core + " " + what + ", this program is " + module_build() +
+           "; LD_LIBRARY_PATH may name another installation's libshedlock-core: unset it, or reinstall the "
+           "shedlock package";
+}
+
 std::string module_dir(const char* from_bin, const char* installed) {
     char path[4096];
     const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path);

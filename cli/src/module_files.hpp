@@ -16,6 +16,12 @@ namespace shedlock::cli {
 /// program had another layout there.
 const char* module_build();
 
+/// Why the shared core this process runs on is not this build's ("" when it is): it names the
+/// core's file and its identity. LD_LIBRARY_PATH comes before the program's RUNPATH, so naming
+/// another installation's <libdir>/shedlock gives the program (and its modules, whose notes match
+/// the program) that installation's core, whose types may have another layout.
+std::string foreign_core();
+
 /// The directory of modules that the install layout puts `from_bin` away from the program's
 /// directory (/proc/self/exe: the binary, not argv[0], which may be a symlink or relative). When
 /// that cannot be read (no /proc in a minimal container or chroot), `installed`: the configured

@@ -50,6 +50,8 @@ std::string foreign_identity(const std::optional<module_identity>& note) {
 /// and ABI, so a module of another build is refused before any of its code (static constructors
 /// included) runs. Then the file that was checked is the one mapped (module_file::load).
 const provider_module_entry& open_module(const std::string& name, const std::string& file) {
+    if (const std::string why = foreign_core(); !why.empty())
+        throw configuration_error("cannot load the " + name + " provider module: " + why);
     module_file module(file);
     if (const std::string why = module.incomplete(); !why.empty()) throw cannot_load(name, why);
     if (const std::string what = foreign_identity(module.identity()); !what.empty())

@@ -551,3 +551,30 @@ TEST_CASE("cli: no library is loaded from the current directory", "[cli][modules
     INFO(read_file(err));
     CHECK(exit_status_of(wait_status) == 0);
 }
+
+TEST_CASE("cli: a shared core of another build is refused before a module is loaded", "[cli][modules]") {
+    // LD_LIBRARY_PATH comes before the program's RUNPATH: naming another installation's
+    // <libdir>/shedlock gave the program that installation's libshedlock-core.so.1, and the
+    // program and its modules (of one build, as their notes said) ran on a core of another.
+    const std::string module = read_file(SHEDLOCK_MEMORY_MODULE);
+    const std::string owner("shedlock\0\0\0\0", 12);  // the note's owner, padded; then the ABI, then the identity
+    const auto note = module.find(owner);
+    REQUIRE(note != std::string::npos);
+    const std::string build = module.c_str() + note + owner.size() + 4;
+    REQUIRE(build.size() > 8);
+    std::string core = read_file(SHEDLOCK_CLI_CORE);
+    const auto at = core.find(build + '\0');
+    REQUIRE(at != std::string::npos);  // the core knows the build it was made in
+    char& last = core[at + build.size() - 1];
+    last = last == '0' ? '1' : '0';  // another build of the same version
+    const std::string dir = fresh_module_dir("foreign-core", {});
+    std::ofstream(dir + "/" + std::filesystem::path(SHEDLOCK_CLI_CORE).filename().string(), std::ios::binary) << core;
+    const char* outer = std::getenv("LD_LIBRARY_PATH");
+    const std::string kept = outer ? outer : "";
+    ::setenv("LD_LIBRARY_PATH", dir.c_str(), 1);
+    const auto r = run_cli({"run", "-p", sqlite_uri(), "-n", "foreign-core", "--at-most", "10s", "--", "true"});
+    outer ? ::setenv("LD_LIBRARY_PATH", kept.c_str(), 1) : ::unsetenv("LD_LIBRARY_PATH");
+    INFO(r.err);
+    CHECK(r.status == 78);
+    CHECK_THAT(r.err, Contains(dir + "/libshedlock-core.so.1 is from another build") && Contains("LD_LIBRARY_PATH"));
+}
