@@ -80,10 +80,13 @@ void mysql_connection::set_session(const mysql_options& options) {
 }
 
 void mysql_connection::check_still_open() {
-    pollfd idle{static_cast<int>(mysql_get_socket(db_)), POLLIN, 0};
-    // The server sends nothing unasked: anything readable now is its goodbye (an error packet
-    // before it closed: idle timeout, killed session, shutdown) or the end of the stream.
+    pollfd idle{static_cast<int>(mysql_get_socket(db_)), POLLIN | POLLRDHUP, 0};
     if (idle.fd < 0 || ::poll(&idle, 1, 0) <= 0) return;
+    // The server sends nothing unasked: on a plain connection anything readable now is its
+    // goodbye (an error packet before it closed: idle timeout, killed session, shutdown). Over
+    // TLS a late handshake record may be pending too, so only the closed stream counts there.
+    const bool ended = (idle.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+    if (!ended && mysql_get_ssl_cipher(db_) != nullptr) return;
     throw storage_error(storage_category::unavailable, retry_advice::safe,
                         "MySQL/MariaDB " + context_.shown +
                             ": the server closed the connection while it idled; the statement was not sent");
