@@ -55,6 +55,28 @@ void terminate_sessions_of(const std::string& table) {
 
 using namespace pg_retry_test;  // NOLINT: the test cases below only
 
+TEST_CASE("postgres retry advice: each libpqxx failure's advice by whether the statement was sent", "[postgres][retry]") {
+    const auto advice = [](const std::exception& e, bool sent) {
+        try {
+            shedlock::providers::detail::throw_postgres_error(e, "postgresql://test", sent);
+        } catch (const storage_error& thrown) {
+            return thrown.advice();
+        }
+        return retry_advice::permanent;
+    };
+    const pqxx::broken_connection lost("server closed the connection unexpectedly");
+    CHECK(advice(lost, false) == retry_advice::safe);  // while connecting
+    CHECK(advice(lost, true) == retry_advice::in_doubt);
+    CHECK(advice(pqxx::in_doubt_error("COMMIT: connection lost"), true) == retry_advice::in_doubt);
+    CHECK(advice(pqxx::sql_error("deadlock detected", "UPDATE", "40P01"), true) == retry_advice::safe);
+    CHECK(advice(pqxx::sql_error("canceling statement due to statement timeout", "UPDATE", "57014"), true) ==
+          retry_advice::safe);
+    CHECK(advice(pqxx::sql_error("terminating connection due to administrator command", "UPDATE", "57P01"), true) ==
+          retry_advice::in_doubt);
+    CHECK(advice(pqxx::sql_error("relation does not exist", "UPDATE", "42P01"), true) == retry_advice::permanent);
+    CHECK(advice(pqxx::broken_connection("password authentication failed for user"), false) == retry_advice::permanent);
+}
+
 TEST_CASE("postgres retry advice: a session ended while idle fails safe before its statement is sent",
           "[postgres][retry]") {
     session victim(server_options());

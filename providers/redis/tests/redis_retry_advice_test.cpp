@@ -2,6 +2,7 @@
 // before anything is sent; a run-record append whose answer was lost after the server applied it
 // is in doubt, reported as such ("may have been applied"), and not run again.
 #include "redis_connection.hpp"  // the provider's own connection, to see one command's advice
+#include "redis_errors.hpp"
 #include "redis_test_support.hpp"
 #include "reply_dropping_proxy.hpp"
 
@@ -15,6 +16,23 @@
 #include <chrono>
 #include <string>
 #include <thread>
+
+TEST_CASE("redis retry advice: refusals that apply nothing are safe, the others permanent", "[redis][retry]") {
+    using shedlock::providers::detail::reply_error;
+    const std::string at = "Redis at test";
+    CHECK(reply_error("LOADING Redis is loading the dataset in memory", "EVALSHA", at).advice() == shedlock::retry_advice::safe);
+    CHECK(reply_error("READONLY You can't write against a read only replica.", "EVALSHA", at).advice() ==
+          shedlock::retry_advice::safe);
+    CHECK(reply_error("OOM command not allowed when used memory > 'maxmemory'.", "EVALSHA", at).advice() ==
+          shedlock::retry_advice::safe);
+    CHECK(reply_error("BUSY Redis is busy running a script.", "EVALSHA", at).advice() == shedlock::retry_advice::safe);
+    CHECK(reply_error("WRONGTYPE Operation against a key holding the wrong kind of value", "GET", at).advice() ==
+          shedlock::retry_advice::permanent);
+    CHECK(reply_error("NOPERM this user has no permissions", "EVALSHA", at).advice() == shedlock::retry_advice::permanent);
+    const auto lost = shedlock::providers::detail::io_error("timed out", "EVALSHA", at, shedlock::retry_advice::in_doubt);
+    CHECK(lost.advice() == shedlock::retry_advice::in_doubt);
+    CHECK_THAT(lost.what(), Catch::Matchers::Contains("may have been applied"));
+}
 
 TEST_CASE("redis retry advice: a connection killed while idle fails safe before its command is sent", "[redis][retry]") {
     const auto options = shedlock::test::redis_test_options();
