@@ -21,7 +21,7 @@ std::chrono::milliseconds at_most_of(const task_definition& t, const scheduler_o
 prepared_task prepare(const task_definition& t, const scheduler_options& options, timestamp now) {
     if (!t.errors.empty()) throw configuration_error(t.errors.front());
     if (!t.body) throw configuration_error("has no body");
-    schedule timing(t.schedule);
+    firing_times firings(t.schedule);
     const auto at_most = at_most_of(t, options);
     const auto minimum_hold = t.lock_at_least_for.value_or(std::chrono::milliseconds{0});
     if (t.misfire_grace < std::chrono::milliseconds{0})
@@ -30,24 +30,24 @@ prepared_task prepare(const task_definition& t, const scheduler_options& options
     const std::string name_template = t.lock_name.empty() ? t.name : t.lock_name;
     const bool templated = is_template(name_template);
     // Render once now: an unknown placeholder or an over-long result fails here, not at a firing.
-    const std::string sample = render_lock_name(name_template, now, timing.zone(), options.env);
+    const std::string sample = render_lock_name(name_template, now, firings.zone(), options.env);
     lock_configuration lock(sample, at_most, minimum_hold);
     if (templated) lock = lock.rendered_from(name_template);  // metrics: one series per template
-    const bool active = t.enabled && !timing.disabled();
-    if (active && !timing.first(now))
+    const bool active = t.enabled && !firings.disabled();
+    if (active && !firings.first(now))
         throw configuration_error(t.schedule.describe() + " matches no date in the next 100 years");
     if (!t.idempotency_key.empty()) {
         if (!options.claims)
             throw configuration_error("has idempotency_key \"" + t.idempotency_key +
                                       "\" but the scheduler has no claims store; set scheduler_options::claims");
-        validate_claim_key(render_lock_name(t.idempotency_key, now, timing.zone(), options.env));
+        validate_claim_key(render_lock_name(t.idempotency_key, now, firings.zone(), options.env));
         if (t.claim_for && t.claim_for->count() <= 0)
             throw configuration_error("claim_for " + format_duration(*t.claim_for) + " must be positive");
     } else if (t.claim_for) {  // a key left out must not quietly turn idempotency off
         throw configuration_error("has claim_for " + format_duration(*t.claim_for) +
                                   " but no idempotency_key; add the key (e.g. \"settle:{date}\") or remove claim_for");
     }
-    return prepared_task{t, std::move(timing), std::move(lock), templated,
+    return prepared_task{t, std::move(firings), std::move(lock), templated,
                          renders_by_time(name_template), active, is_template(t.idempotency_key)};
 }
 
@@ -88,7 +88,7 @@ lock_configuration lock_for_firing(const prepared_task& task, timestamp schedule
     if (!task.templated) return task.lock;
     const auto& t = task.definition;
     return task.lock.with_name(render_lock_name(t.lock_name.empty() ? t.name : t.lock_name, scheduled_at,
-                                                task.timing.zone(), env));
+                                                task.firings.zone(), env));
 }
 
 std::optional<idempotency_options> claim_for_firing(const prepared_task& task, timestamp scheduled_at,
@@ -96,7 +96,7 @@ std::optional<idempotency_options> claim_for_firing(const prepared_task& task, t
     const auto& t = task.definition;
     if (t.idempotency_key.empty() || !options.claims) return std::nullopt;
     const std::string key = task.key_templated
-                                ? render_lock_name(t.idempotency_key, scheduled_at, task.timing.zone(), options.env)
+                                ? render_lock_name(t.idempotency_key, scheduled_at, task.firings.zone(), options.env)
                                 : t.idempotency_key;
     return idempotency_options{options.claims, key, t.claim_for.value_or(std::chrono::milliseconds{0})};
 }

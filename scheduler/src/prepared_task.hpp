@@ -1,7 +1,7 @@
 #pragma once
-// A task definition checked at start(): compiled schedule and lock policy.
+// A task definition checked at start(): compiled firing times and lock policy.
 
-#include "schedule.hpp"
+#include "firing_times.hpp"
 
 #include <shedlock/lock_configuration.hpp>
 #include <shedlock/locking_task_executor.hpp>
@@ -14,7 +14,7 @@ namespace shedlock::detail {
 
 struct prepared_task {
     task_definition definition;
-    schedule timing;
+    firing_times firings;
     lock_configuration lock;  ///< name = the rendered template for the firing at hand
     bool templated = false;
     bool renders_by_time = false;  ///< the lock name has {date} or {datetime}: old names expire for good

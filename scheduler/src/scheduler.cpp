@@ -76,7 +76,7 @@ void scheduler::start() {
         auto& t = *s.tasks.back();
         s.instrument(t);
         if (!t.task.active) continue;
-        if (const auto first = t.task.timing.first(now)) firsts.emplace_back(&t, *first);
+        if (const auto first = t.task.firings.first(now)) firsts.emplace_back(&t, *first);
     }
     s.work.emplace(boost::asio::make_work_guard(s.io));
     boost::asio::post(s.io, [&s, firsts = std::move(firsts)] {

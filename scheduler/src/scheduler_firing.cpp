@@ -79,8 +79,8 @@ void scheduler::impl::run_one(const firing& f) {
         if (r) f.manual->set_value(*r);
         else f.manual->set_exception(std::make_exception_ptr(configuration_error(
                  "run_now(\"" + t.task.definition.name + "\"): the scheduler stopped before the task started")));
-    } else if (t.task.timing.after_completion()) {
-        const auto next = wall.now() + t.task.timing.delay();
+    } else if (t.task.firings.after_completion()) {
+        const auto next = wall.now() + t.task.firings.delay();
         boost::asio::post(io, [this, &t, next] {
             if (!stopping.load()) arm(t, next);
         });
@@ -94,9 +94,9 @@ void scheduler::impl::begin_jobs(std::size_t n) {
 
 std::chrono::milliseconds scheduler::impl::wait_for_firing(const task_runtime& t, timestamp at) const {
     const auto wait = t.task.definition.wait_for_lock;
-    if (wait.count() <= 0 || t.task.timing.after_completion()) return wait;  // fixed_delay: no next firing yet
+    if (wait.count() <= 0 || t.task.firings.after_completion()) return wait;  // fixed_delay: no next firing yet
     // A wait never runs into the next firing: that firing makes its own attempt (and wait).
-    const auto next = t.task.timing.next(at);
+    const auto next = t.task.firings.next(at);
     if (!next) return wait;
     return std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(*next - wall.now()),
                       std::chrono::milliseconds{0}, wait);

@@ -68,7 +68,7 @@ using arm_list = std::vector<std::pair<task_runtime*, timestamp>>;
 
 /// The last next-firing time computed in one wake(): the tasks of a burst on one trigger share it.
 struct next_firing_cache {
-    const detail::schedule* timing = nullptr;
+    const detail::firing_times* firings = nullptr;
     timestamp at{};
     std::optional<timestamp> next;
 };

@@ -75,11 +75,11 @@ std::vector<firing> scheduler::impl::take_due(precise_time reached, arm_list& sk
         due.reserve(due.size() + slot.mapped().size());
         for (task_runtime* t : slot.mapped()) {
             t->due.reset();
-            const auto& timing = t->task.timing;
-            if (!timing.after_completion() && now - at > t->task.definition.misfire_grace) {
+            const auto& times = t->task.firings;
+            if (!times.after_completion() && now - at > t->task.definition.misfire_grace) {
                 // Suspended or stalled: skip this firing (and any others missed), never replay a burst.
                 missed.fetch_add(1);
-                if (const auto next = timing.next_after_now(at, now)) skipped.emplace_back(t, *next);
+                if (const auto next = times.next_after_now(at, now)) skipped.emplace_back(t, *next);
                 continue;
             }
             due.push_back(firing{t, at, false, nullptr});
@@ -89,15 +89,15 @@ std::vector<firing> scheduler::impl::take_due(precise_time reached, arm_list& sk
 }
 
 void scheduler::impl::arm_next(task_runtime& t, timestamp at, timestamp now, next_firing_cache& cache) {
-    const auto& timing = t.task.timing;
-    if (timing.after_completion()) return;  // re-armed when the run completes
+    const auto& times = t.task.firings;
+    if (times.after_completion()) return;  // re-armed when the run completes
     // Walking the cron fields costs about a microsecond, and this thread shares the cores with
     // the workers running the burst: the tasks of a burst on one trigger compute it once.
-    if (!cache.timing || cache.at != at || !cache.timing->same_times(timing)) {
-        auto next = timing.next(at);
+    if (!cache.firings || cache.at != at || !cache.firings->same_times(times)) {
+        auto next = times.next(at);
         // A late firing (within its grace) runs once; the next slot is still in the future.
-        if (next && *next <= now) next = timing.next_after_now(at, now);
-        cache = {&timing, at, next};
+        if (next && *next <= now) next = times.next_after_now(at, now);
+        cache = {&times, at, next};
     }
     if (cache.next) arm(t, *cache.next);
 }

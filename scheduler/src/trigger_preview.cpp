@@ -1,13 +1,13 @@
 // Public previews of a trigger: upcoming firing times and template rendering.
 #include "lock_name_template.hpp"
-#include "schedule.hpp"
+#include "firing_times.hpp"
 
 #include <shedlock/trigger.hpp>
 
 namespace shedlock {
 
 std::vector<timestamp> upcoming_firings(const trigger& t, timestamp now, std::size_t n) {
-    const detail::schedule plan(t);
+    const detail::firing_times plan(t);
     std::vector<timestamp> out;
     std::optional<timestamp> at = plan.first(now);
     while (at && out.size() < n) {
@@ -18,7 +18,7 @@ std::vector<timestamp> upcoming_firings(const trigger& t, timestamp now, std::si
 }
 
 std::string render_template(const std::string& text, const trigger& t, timestamp at, const std::string& env) {
-    const detail::schedule plan(t);
+    const detail::firing_times plan(t);
     return detail::render_lock_name(text, at, plan.zone(), env);
 }
 

@@ -1,11 +1,11 @@
-#include "schedule.hpp"
+#include "firing_times.hpp"
 
 #include <shedlock/duration.hpp>
 #include <shedlock/error.hpp>
 
 namespace shedlock::detail {
 
-schedule::schedule(const trigger& spec) : spec_(spec) {
+firing_times::firing_times(const trigger& spec) : spec_(spec) {
     if (spec.kind == trigger_kind::cron) {
         cron_ = cron_expression::parse(spec.expression);
         zone_ = &locate_time_zone(spec.zone);
@@ -20,7 +20,7 @@ schedule::schedule(const trigger& spec) : spec_(spec) {
         throw configuration_error("initial delay " + format_duration(spec.initial_delay) + " must not be negative");
 }
 
-std::optional<timestamp> schedule::first(timestamp now) const {
+std::optional<timestamp> firing_times::first(timestamp now) const {
     if (cron_) return cron_->next(now, *zone_);
     if (!spec_.aligned) return now + spec_.initial_delay;
     // Smallest epoch-aligned slot (shifted by the phase) strictly after now.
@@ -29,19 +29,19 @@ std::optional<timestamp> schedule::first(timestamp now) const {
     return timestamp{(since / spec_.period + 1) * spec_.period + phase};
 }
 
-std::optional<timestamp> schedule::next(timestamp previous) const {
+std::optional<timestamp> firing_times::next(timestamp previous) const {
     if (cron_) return cron_->next(previous, *zone_);
     return previous + spec_.period;
 }
 
-std::optional<timestamp> schedule::next_after_now(timestamp previous, timestamp now) const {
+std::optional<timestamp> firing_times::next_after_now(timestamp previous, timestamp now) const {
     if (cron_) return cron_->next(now, *zone_);
     if (after_completion()) return now;
     const auto behind = now - previous;
     return previous + (behind / spec_.period + 1) * spec_.period;
 }
 
-bool schedule::same_times(const schedule& other) const noexcept {
+bool firing_times::same_times(const firing_times& other) const noexcept {
     if (spec_.kind != other.spec_.kind || zone_ != other.zone_) return false;
     if (cron_) return other.cron_ && cron_->text() == other.cron_->text();
     return spec_.period == other.spec_.period && spec_.initial_delay == other.spec_.initial_delay &&

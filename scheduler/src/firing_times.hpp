@@ -8,11 +8,11 @@
 
 namespace shedlock::detail {
 
-class schedule {
+class firing_times {
 public:
     /// Throws configuration_error (without the task name; the caller adds it) when the trigger is
     /// invalid: bad cron, unknown zone, period <= 0, negative initial delay.
-    explicit schedule(const trigger& spec);
+    explicit firing_times(const trigger& spec);
 
     /// The first firing of a scheduler started at `now`; empty when it never fires.
     std::optional<timestamp> first(timestamp now) const;
@@ -26,7 +26,7 @@ public:
     bool disabled() const noexcept { return cron_ && cron_->disabled(); }
     /// True when `other` computes the same firing times (the same cron text and zone, or the same
     /// rate): a burst of tasks on one trigger then computes its next firing once.
-    bool same_times(const schedule& other) const noexcept;
+    bool same_times(const firing_times& other) const noexcept;
     /// The zone lock-name templates render in: the cron zone, else UTC.
     const date::time_zone& zone() const noexcept { return *zone_; }
 
