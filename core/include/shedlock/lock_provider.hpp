@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// The storage-neutral lock API every backend implements.
+/// The storage-neutral lock service every backend implements (locking only; reading and
+/// administering records is lock_inspector's, lock_inspector.hpp).
 
 #include <shedlock/error.hpp>
 #include <shedlock/lock_configuration.hpp>
@@ -42,7 +43,9 @@ struct lease {
 /// Receives failures that cannot be thrown (an unlock from a destructor).
 using lock_error_handler = std::function<void(const std::string& lock_name, const std::exception& e)>;
 
-/// A named lease lock on some storage.
+/// A named lease lock on some storage: the lock service of a backend. Listing records, operator
+/// releases and the backend's clock are its lock_inspector's (inspect(provider)), so code that
+/// only locks sees only locking.
 ///
 /// `try_lock` is ONE atomic operation on the backend. It succeeds when no record exists or the
 /// record's `lock_until <= now`; it then writes a fresh owner token, `locked_at = now`,
@@ -75,17 +78,6 @@ public:
     /// The backend's lock_inspector (listing, operator release, its clock), or nullptr when it
     /// has none. Callers use inspect(provider), which turns nullptr into an explanation.
     virtual lock_inspector* inspector() noexcept { return nullptr; }
-
-    // TRANSITIONAL (issue 22, removed once no caller is left): the inspection calls that used to
-    // live here, forwarding to inspector(). Without an inspector they keep their old defaults.
-    // New code: inspect(provider).list_locks() etc.
-    virtual std::vector<lock_record> list_locks();
-    bool force_release(const std::string& name);
-    void delete_records(const std::vector<std::string>& names);
-    std::size_t delete_expired_records(const std::vector<std::string>& names, timestamp expired_by);
-    std::optional<timestamp> server_time();
-    timestamp lock_time_now();
-    std::string record_table() const;
 
     /// Called when an unlock from a destructor fails (default: one line on stderr).
     void set_error_handler(lock_error_handler handler);

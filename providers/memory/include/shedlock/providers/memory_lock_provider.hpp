@@ -22,9 +22,6 @@ public:
     bool supports_fencing() const override { return true; }
     lock_inspector* inspector() noexcept override { return this; }
 
-    using lock_inspector::force_release;
-    using lock_inspector::record_table;
-    using lock_inspector::server_time;
     std::vector<lock_record> list_locks() override;
     void delete_records(const std::vector<std::string>& names) override;
     std::size_t delete_expired_records(const std::vector<std::string>& names, timestamp expired_by) override;

@@ -45,7 +45,6 @@ public:
     bool supports_fencing() const override { return fencing_; }
     lock_inspector* inspector() noexcept override { return this; }
 
-    using lock_inspector::force_release;
     std::vector<lock_record> list_locks() override;
     void delete_records(const std::vector<std::string>& names) override;
     std::size_t delete_expired_records(const std::vector<std::string>& names, timestamp expired_by) override;
