@@ -34,7 +34,7 @@ void add_run_command(CLI::App& app, int& exit_status) {
         ->envname("SHEDLOCK_PROVIDER");
     cmd->add_option("--name,-n", o->name, "Lock name, 1-64 characters");
     cmd->add_option("--at-most", o->at_most, "lock_at_most_for: longest hold, e.g. PT10M or 10m");
-    cmd->add_option("--at-least", o->at_least, "lock_at_least_for: shortest hold, e.g. PT30S (default: none)");
+    cmd->add_option("--at-least", o->minimum_hold, "lock_at_least_for: shortest hold, e.g. PT30S (default: none)");
     cmd->add_flag("--keep-alive", o->keep_alive, "Extend the lock every at-most/2 while the command runs");
     cmd->add_option("--timeout", o->timeout, "Stop the command after this long (SIGTERM, then SIGKILL after 10s); positive, at most 100 years");
     auto* wait = cmd->add_option("--wait", o->wait, "Wait up to this long for a lock held elsewhere, e.g. 30s; 0s or more, at most 10 years (default: no wait; like flock -w)");
@@ -42,8 +42,8 @@ void add_run_command(CLI::App& app, int& exit_status) {
         ->check(CLI::Range(0, 255));
     cmd->add_option("--unavailable-exit", o->unavailable_exit, "Exit status when the backend was unreachable (0-255, default 69)")
         ->check(CLI::Range(0, 255));
-    auto* once_key = cmd->add_option("--once-key", o->once_key,
-                                     "Idempotency key: run the command at most once successfully per key, e.g. settle:2024-06-01");
+    auto* key_option = cmd->add_option("--once-key", o->idempotency_key,
+                                       "Idempotency key: run the command at most once successfully per key, e.g. settle:2024-06-01");
     auto* claim_for = cmd->add_option("--claim-for", o->claim_for,
                                       "With --once-key: how long a claim holds before another run may take it over (default: --at-most)");
     cmd->add_option("--done-exit", o->done_exit, "Exit status when --once-key was already done (0-255, default 79)")
@@ -52,9 +52,9 @@ void add_run_command(CLI::App& app, int& exit_status) {
     cmd->add_option("--task,-t", o->task, "With --config: the [tasks.<task>] table to use (default: --name)");
     cmd->add_option("command", o->command, "The command and its arguments, after --");
     cmd->footer(run_footer);
-    cmd->callback([o, once_key, claim_for, wait, &exit_status] {
+    cmd->callback([o, key_option, claim_for, wait, &exit_status] {
         // Given but empty (`--once-key "$UNSET"`, `--wait "$UNSET"`) is an error, not "none".
-        o->once_key_given = once_key->count() > 0;
+        o->idempotency_key_given = key_option->count() > 0;
         o->wait_given = wait->count() > 0;
         o->claim_for_given = claim_for->count() > 0;
         exit_status = run_command(*o);

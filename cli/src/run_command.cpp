@@ -101,17 +101,17 @@ std::optional<std::chrono::milliseconds> parse_timeout(const std::string& text) 
 /// The flags, parsed (configuration_error before any I/O). A given but empty --once-key (an
 /// unset variable in a crontab) must not quietly mean "no key": the work would run again.
 run_plan plan_from_flags(const run_options& o) {
-    if (o.once_key_given && o.once_key.empty())
+    if (o.idempotency_key_given && o.idempotency_key.empty())
         throw configuration_error("--once-key is empty (an unset variable?); give the business key, e.g. "
                                   "--once-key settle:2024-06-01, or leave --once-key out to run without one");
     return run_plan{o.provider,
                     o.name,
                     flag_duration(o.at_most, "lock_at_most_for"),
-                    flag_duration(o.at_least, "lock_at_least_for"),
+                    flag_duration(o.minimum_hold, "lock_at_least_for"),
                     parse_timeout(o.timeout),
                     o.keep_alive,
                     o.command,
-                    o.once_key,
+                    o.idempotency_key,
                     o.claim_for_given ? std::optional(parse_duration(o.claim_for, "--claim-for")) : std::nullopt,
                     parse_wait(o)};
 }
@@ -121,7 +121,7 @@ void require(const run_plan& p, const run_options& o) {
     if (p.name.empty()) throw missing_option("--name");
     if (!p.at_most) throw missing_option("--at-most (or lock_at_most_for in the config file)");
     if (p.command.empty()) throw missing_option("a command after -- (or command = [...] in the config file)");
-    if (p.once_key.empty() && o.claim_for_given)
+    if (p.idempotency_key.empty() && o.claim_for_given)
         throw usage_error("--claim-for applies only with --once-key (or idempotency_key in the config file); "
                           "add the key or remove --claim-for");
 }
@@ -154,11 +154,11 @@ int run_command(const run_options& o) {
     run_plan p = plan_from_flags(o);
     if (!o.config.empty()) p = config_module().with_config(std::move(p), o);
     require(p, o);
-    const lock_configuration config{p.name, *p.at_most, p.at_least.value_or(std::chrono::milliseconds{0})};
+    const lock_configuration config{p.name, *p.at_most, p.minimum_hold.value_or(std::chrono::milliseconds{0})};
     const auto& timeout = p.timeout;
     const auto claim_for = p.claim_for.value_or(*p.at_most);
-    if (!p.once_key.empty())
-        validate_claim_key(p.once_key, o.once_key_given ? "--once-key" : o.config + ": idempotency_key");
+    if (!p.idempotency_key.empty())
+        validate_claim_key(p.idempotency_key, o.idempotency_key_given ? "--once-key" : o.config + ": idempotency_key");
     if (claim_for.count() <= 0)
         throw configuration_error("--claim-for " + format_duration(claim_for) + " must be positive, e.g. 2h");
     auto opened = open_or_report(p);
@@ -167,7 +167,7 @@ int run_command(const run_options& o) {
     execute_options options;
     options.keep_alive = p.keep_alive;
     options.wait_for_lock = p.wait.value_or(std::chrono::milliseconds{0});
-    if (!p.once_key.empty()) {
+    if (!p.idempotency_key.empty()) {
         try {
             claims = opened->session->share_claims();  // the session's pool, shared with the locks
         } catch (const storage_error& e) {
@@ -175,7 +175,7 @@ int run_command(const run_options& o) {
             log(log_level::error, std::string("claims backend unavailable: ") + e.what());
             return o.unavailable_exit;
         }
-        options.idempotency = idempotency_options{claims.get(), p.once_key, claim_for};
+        options.idempotency = idempotency_options{claims.get(), p.idempotency_key, claim_for};
     }
     locking_task_executor executor(*opened->provider);
     child_exit child;

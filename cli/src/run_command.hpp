@@ -15,7 +15,7 @@ struct run_options {
     std::string provider;
     std::string name;
     std::string at_most;
-    std::string at_least;
+    std::string minimum_hold;  ///< --at-least (lock_at_least_for)
     bool keep_alive = false;
     std::string timeout;
     std::string wait;  ///< --wait: how long to wait for a lock held elsewhere
@@ -25,8 +25,8 @@ struct run_options {
     std::vector<std::string> command;
     std::string config;
     std::string task;
-    std::string once_key;   ///< idempotency key (or the config file's idempotency_key when not given)
-    bool once_key_given = false;  ///< --once-key was on the command line, possibly empty (an error)
+    std::string idempotency_key;  ///< --once-key (or the config file's idempotency_key when not given)
+    bool idempotency_key_given = false;  ///< --once-key was on the command line, possibly empty (an error)
     std::string claim_for;  ///< not given: the config file's claim_for, else --at-most
     bool claim_for_given = false;
     int done_exit = exit_done;
@@ -37,11 +37,11 @@ struct run_plan {
     std::string provider;
     std::string name;
     std::optional<std::chrono::milliseconds> at_most;
-    std::optional<std::chrono::milliseconds> at_least;
+    std::optional<std::chrono::milliseconds> minimum_hold;  ///< lock_at_least_for
     std::optional<std::chrono::milliseconds> timeout;
     bool keep_alive = false;
     std::vector<std::string> command;
-    std::string once_key;  ///< empty: no idempotency key
+    std::string idempotency_key;  ///< empty: no idempotency key
     std::optional<std::chrono::milliseconds> claim_for;
     std::optional<std::chrono::milliseconds> wait;  ///< empty: no wait (one attempt)
 };

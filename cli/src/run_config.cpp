@@ -18,18 +18,18 @@ run_plan with_config(run_plan plan, const run_options& o) {
     if (plan.name.empty() || !o.task.empty())
         plan.name = render_template(t.lock_name.value_or(task_name), zone_source, system_clock::instance().now(), file.env);
     if (!plan.at_most) plan.at_most = t.lock_at_most_for ? t.lock_at_most_for : file.default_lock_at_most_for;
-    if (!plan.at_least) plan.at_least = t.lock_at_least_for ? t.lock_at_least_for : file.default_lock_at_least_for;
+    if (!plan.minimum_hold) plan.minimum_hold = t.lock_at_least_for ? t.lock_at_least_for : file.default_lock_at_least_for;
     if (t.keep_alive) plan.keep_alive = plan.keep_alive || *t.keep_alive;
     if (!plan.timeout) plan.timeout = t.timeout;
     if (!plan.wait) plan.wait = t.wait_for_lock;
     if (plan.command.empty()) plan.command = t.command;
     const std::string table = o.config + ": [tasks." + task_name + "] ";
-    if (plan.once_key.empty() && t.idempotency_key) {
-        plan.once_key = render_template(*t.idempotency_key, zone_source, system_clock::instance().now(), file.env);
-        if (plan.once_key.empty())  // an empty key would quietly turn idempotency off
+    if (plan.idempotency_key.empty() && t.idempotency_key) {
+        plan.idempotency_key = render_template(*t.idempotency_key, zone_source, system_clock::instance().now(), file.env);
+        if (plan.idempotency_key.empty())  // an empty key would quietly turn idempotency off
             throw configuration_error(table + "idempotency_key is empty once rendered; give a key such as \"settle:{date}\"");
     }
-    if (t.claim_for && plan.once_key.empty())
+    if (t.claim_for && plan.idempotency_key.empty())
         throw configuration_error(table + "claim_for applies only with an idempotency key; add idempotency_key "
                                   "(or --once-key) or remove claim_for");
     if (!plan.claim_for) plan.claim_for = t.claim_for;
