@@ -1,5 +1,5 @@
-// A backend that offers only a lock service (as etcd or ZooKeeper will): its session has no run
-// store and no claims store, and asking for them names the alternative.
+// A backend that offers only a lock provider (as etcd or ZooKeeper will): its session has no run
+// store and no idempotency store, and asking for them names the alternative.
 #include <shedlock/backend_session.hpp>
 #include <shedlock/error.hpp>
 #include <shedlock/provider_registry.hpp>
@@ -13,7 +13,7 @@ using std::chrono::milliseconds;
 
 namespace {
 
-/// "locksonly:" — a lock service and its inspector, nothing else.
+/// "locksonly:" — a lock provider and its inspector, nothing else.
 void register_locks_only(provider_registry& registry, int& sessions) {
     backend_registration backend{"locksonly", {"locksonly"}, {}, {}};
     backend.open_session = [&sessions](const provider_uri&, const open_request&) {
@@ -42,7 +42,7 @@ TEST_CASE("session: a backend without a run store refuses runs() naming the alte
                                            Contains("give a run-store URI of another backend"));
     CHECK_THROWS_WITH(session->claims(), Contains("keeps no claims") && Contains("use another backend for them"));
     CHECK_THROWS_WITH(open_run_store("locksonly:", {}, registry), Contains("keeps no run records"));
-    // The lock service and its inspector are there, one object for the whole session.
+    // The lock provider and its inspector are there, one object for the whole session.
     CHECK(session->locks().try_lock({"session-locks-only", milliseconds{1000}}));
     CHECK(session->inspector().list_locks().size() == 1);
     CHECK(&session->locks() == session->share_locks().get());

@@ -25,7 +25,7 @@ struct configured_app {
 
 /// Loads `path`; opens `[shedlock] provider` (placeholders expanded, e.g.
 /// `${SHEDLOCK_PROVIDER:sqlite:/var/lib/app/locks.db}`) as one backend session (open_backend: one
-/// pool for its locks, its run store and, when a task has an idempotency_key, its claims store)
+/// pool for its locks, its run store and, when a task has an idempotency_key, its idempotency store)
 /// through `registry`, creating missing tables; applies the file to the tasks registered in code (`tasks`, e.g.
 /// global_task_registry()) and adds them to a scheduler built with the file's options. Call
 /// start() on the result. Throws configuration_error naming the file and line, or storage_error

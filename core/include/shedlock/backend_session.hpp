@@ -1,7 +1,7 @@
 #pragma once
 /// \file
-/// One backend opened from one URI: the lock service, its inspector and, where the backend keeps
-/// them, the run store and the claims store, all over ONE connection pool (or connection).
+/// One backend opened from one URI: the lock provider, its inspector and, where the backend keeps
+/// them, the run store and the idempotency store, all over ONE connection pool (or connection).
 
 #include <shedlock/idempotency_store.hpp>
 #include <shedlock/lock_inspector.hpp>
@@ -43,10 +43,10 @@ public:
     backend_session(const backend_session&) = delete;
     backend_session& operator=(const backend_session&) = delete;
 
-    /// The lock service; configuration_error when the backend has none.
+    /// The lock provider; configuration_error when the backend has none.
     lock_provider& locks() { return *share_locks(); }
     std::shared_ptr<lock_provider> share_locks();
-    /// The lock service's inspector (unsupported_operation_error when it has none).
+    /// The lock provider's inspector (unsupported_operation_error when it has none).
     lock_inspector& inspector() { return inspect(locks()); }
 
     /// Whether the backend keeps run records / claims.
@@ -60,7 +60,7 @@ public:
     /// The DDL of the backend's tables, without connecting; "" when it needs none.
     std::string schema() const { return parts_.schema ? parts_.schema() : std::string{}; }
 
-    /// A further lock provider / run store / claims store over this session's pool, owned by the
+    /// A further lock provider / run store / idempotency store over this session's pool, owned by the
     /// caller (what open_lock_provider() and its siblings return).
     std::unique_ptr<lock_provider> make_locks() const;
     std::unique_ptr<run_store> make_runs() const;

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// The storage-neutral lock service every backend implements (locking only; reading and
+/// The storage-neutral lock provider every backend implements (locking only; reading and
 /// administering records is lock_inspector's, lock_inspector.hpp).
 
 #include <shedlock/error.hpp>
@@ -43,7 +43,7 @@ struct lease {
 /// Receives failures that cannot be thrown (an unlock from a destructor).
 using lock_error_handler = std::function<void(const std::string& lock_name, const std::exception& e)>;
 
-/// A named lease lock on some storage: the lock service of a backend. Listing records, operator
+/// A named lease lock on some storage: the lock provider of a backend. Listing records, operator
 /// releases and the backend's clock are its lock_inspector's (inspect(provider)), so code that
 /// only locks sees only locking.
 ///

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// Claims, states and fences in process memory: the executable spec of idempotency_store. A
-/// generic in-process store in core (the memory: backend offers it as its claims store).
+/// generic in-process store in core (the memory: backend offers it as its idempotency store).
 
 #include <shedlock/idempotency_store.hpp>
 

@@ -35,8 +35,8 @@ struct backend_registration {
     /// the generated <shedlock/providers/NAME_schemes.hpp> (shedlock_register_provider SCHEMES).
     std::vector<std::string> schemes;
     /// The parts of one session on `uri`: opens the backend's one pool (lazily or at once) and
-    /// returns the functions that build the lock service and, where the backend keeps them, the
-    /// run store and the claims store over it. Throws configuration_error for a bad option.
+    /// returns the functions that build the lock provider and, where the backend keeps them, the
+    /// run store and the idempotency store over it. Throws configuration_error for a bad option.
     std::function<session_parts(const provider_uri&, const open_request&)> open_session;
     /// The DDL of the backend's tables for this URI, without connecting ("" when it needs none).
     std::function<std::string(const provider_uri&)> schema;

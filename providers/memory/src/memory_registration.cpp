@@ -1,5 +1,5 @@
 // memory: — locks, run records and claims in this process (tests, single-instance deployments).
-// The lock service (with its inspector) is this provider's; the run store and the claims store
+// The lock provider (with its inspector) is this provider's; the run store and the idempotency store
 // are core's generic in-process stores.
 #include <shedlock/memory_idempotency_store.hpp>
 #include <shedlock/memory_run_store.hpp>

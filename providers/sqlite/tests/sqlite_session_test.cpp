@@ -1,4 +1,4 @@
-// One backend session, one pool: the lock provider, run store and claims store that a session
+// One backend session, one pool: the lock provider, run store and idempotency store that a session
 // on an SQLite URI hands out share the connections of one pool (sql_backend, the template every
 // SQL backend registers with, so PostgreSQL and MySQL sessions share theirs the same way).
 #include "test_env.hpp"

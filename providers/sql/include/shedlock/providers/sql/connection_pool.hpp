@@ -24,7 +24,7 @@ inline connection_pool::settings pool_settings(std::size_t size, std::chrono::mi
     return s;
 }
 
-/// The pool of one SQL part (lock provider, run store, claims store): its own, or the one pool of
+/// The pool of one SQL part (lock provider, run store, idempotency store): its own, or the one pool of
 /// the backend session it belongs to (backend_session.hpp), shared with the session's other parts.
 /// Offers the pool calls the parts make.
 class shared_pool {

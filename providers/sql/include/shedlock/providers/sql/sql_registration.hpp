@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// What every SQL provider registers (see shedlock/provider_registry.hpp): a session of one pool
-/// for the lock provider, the run store and the claims store, and the DDL of their tables, all
+/// for the lock provider, the run store and the idempotency store, and the DDL of their tables, all
 /// read from one URI. Used by the providers' own registration files; applications never include it.
 
 #include <shedlock/provider_registry.hpp>
@@ -29,7 +29,7 @@ std::string claims_table_from_uri(const provider_uri& uri);
 /// `make_claims(run_options, clock)` (the run options' server, with `table` = the claims table),
 /// `connections(lock_options)` (the connection factory of the session's one pool).
 /// A session opens ONE pool, sized by the lock options (`pool_size`, `pool_wait`), that its lock
-/// provider, run store and claims store share. open_request::create_schema (every table),
+/// provider, run store and idempotency store share. open_request::create_schema (every table),
 /// ::create_store_schema (run records and claims) and ::retention override what the URI says.
 template <typename LockOptions, typename RunOptions, typename MakeLock, typename MakeRuns, typename MakeDialect,
           typename MakeClaims, typename MakeConnections>
