@@ -19,7 +19,6 @@
 namespace shedlock {
 
 class metrics_registry;
-class metric_counter_cell;
 namespace detail {
 class executor_listeners;
 }
