@@ -8,13 +8,13 @@ truth lock_model::can_acquire(const std::string& name, time_span now) const {
 }
 
 model_handle lock_model::acquire(const std::string& name, time_span now, std::chrono::milliseconds at_most,
-                                 std::chrono::milliseconds at_least) {
+                                 std::chrono::milliseconds minimum_hold) {
     model_record& r = records_[name];
     r.owner = next_acquisition_++;
     r.locked_at = now;
     r.lock_until = now + at_most;
     r.settled = false;
-    return model_handle{r.owner, name, true, now, r.lock_until, now + at_least, 0};
+    return model_handle{r.owner, name, true, now, r.lock_until, now + minimum_hold, 0};
 }
 
 void lock_model::unlock(model_handle& h, time_span now, std::chrono::milliseconds conversion_slack) {
@@ -42,7 +42,7 @@ truth lock_model::can_extend(const model_handle& h, time_span now) const {
 }
 
 model_handle lock_model::extend(model_handle& h, time_span now, std::chrono::milliseconds at_most,
-                                std::chrono::milliseconds at_least) {
+                                std::chrono::milliseconds minimum_hold) {
     h.active = false;
     model_record& r = records_.at(h.name);
     r.lock_until = now + at_most;
@@ -50,9 +50,9 @@ model_handle lock_model::extend(model_handle& h, time_span now, std::chrono::mil
     model_handle next = h;
     next.active = true;
     next.lock_until = r.lock_until;
-    // lock_handle keeps the larger minimum hold: a keep-alive extension with at_least 0 must not
-    // cut short the lock_at_least_for promised at acquisition.
-    next.keep_until = later_of(h.keep_until, now + at_least);
+    // lock_handle keeps the larger minimum hold: a keep-alive extension with minimum_hold 0 must
+    // not cut short the lock_at_least_for promised at acquisition.
+    next.keep_until = later_of(h.keep_until, now + minimum_hold);
     return next;
 }
 

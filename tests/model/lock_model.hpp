@@ -43,7 +43,7 @@ public:
     truth can_acquire(const std::string& name, time_span now) const;
     /// The acquisition branch: a fresh owner, `lock_until = now + at_most`.
     model_handle acquire(const std::string& name, time_span now, std::chrono::milliseconds at_most,
-                         std::chrono::milliseconds at_least);
+                         std::chrono::milliseconds minimum_hold);
 
     /// Owner-checked and live-only: `lock_until = max(now, keep_until)` for the live record `h`
     /// owns; an expired or force-released record stays as it is. Uses up `h`.
@@ -55,7 +55,7 @@ public:
     truth can_extend(const model_handle& h, time_span now) const;
     /// The success branch: `lock_until = now + at_most`; the minimum hold never shrinks. Uses up `h`.
     model_handle extend(model_handle& h, time_span now, std::chrono::milliseconds at_most,
-                        std::chrono::milliseconds at_least);
+                        std::chrono::milliseconds minimum_hold);
     /// The failure branch: nothing changes on the backend; `h` is used up all the same.
     static void fail_extend(model_handle& h) { h.active = false; }
 

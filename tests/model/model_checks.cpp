@@ -21,7 +21,8 @@ void model_run::check_new_handle(const lock_handle& h, const model_handle& m) {
     expect(m.lock_until.contains(l.lock_until), "lock_until " + clock_.show(l.lock_until) +
                                                     ", the model says now + at_most = " + clock_.show(m.lock_until));
     expect(m.keep_until.contains(l.keep_until), "keep_until " + clock_.show(l.keep_until) +
-                                                    ", the model says now + at_least = " + clock_.show(m.keep_until));
+                                                    ", the model says now + minimum_hold = " +
+                                                    clock_.show(m.keep_until));
     check_token(l.fencing_token, m.name);
 }
 
@@ -50,7 +51,7 @@ void model_run::check_extended_handle(const lock_handle& h, const lock_handle& b
                                                     ", the model says now + at_most = " + clock_.show(m.lock_until));
     expect(m.keep_until.contains(l.keep_until),
            "extended keep_until " + clock_.show(l.keep_until) +
-               ", the model says max(previous keep_until, now + at_least) = " + clock_.show(m.keep_until));
+               ", the model says max(previous keep_until, now + minimum_hold) = " + clock_.show(m.keep_until));
 }
 
 void model_run::check_listing() {

@@ -55,9 +55,9 @@ void model_run::execute(long steps) {
 void model_run::step(const planned_op& op) {
     const std::string& name = names_[static_cast<std::size_t>(op.name)];
     switch (op.kind) {
-        case op_kind::try_lock: return try_lock(op.slot, name, op.at_most, op.at_least);
+        case op_kind::try_lock: return try_lock(op.slot, name, op.at_most, op.minimum_hold);
         case op_kind::unlock: return unlock(op.slot);
-        case op_kind::extend: return extend(op.slot, op.at_most, op.at_least);
+        case op_kind::extend: return extend(op.slot, op.at_most, op.minimum_hold);
         case op_kind::force_release: return force_release(name);
         case op_kind::drop:
             log_.begin(step_, "drop h" + std::to_string(op.slot));
@@ -77,11 +77,11 @@ model_run::slot& model_run::slot_at(int index) {
     return s;
 }
 
-void model_run::try_lock(int index, const std::string& name, milliseconds at_most, milliseconds at_least) {
+void model_run::try_lock(int index, const std::string& name, milliseconds at_most, milliseconds minimum_hold) {
     log_.begin(step_, "h" + std::to_string(index) + " = try_lock(" + label(name) + ", at_most " + ms_text(at_most) +
-                          ", at_least " + ms_text(at_least) + ")");
+                          ", minimum_hold " + ms_text(minimum_hold) + ")");
     const timestamp before = clock_.read();
-    auto handle = fixture_.provider().try_lock({name, at_most, at_least});
+    auto handle = fixture_.provider().try_lock({name, at_most, minimum_hold});
     const time_span now = clock_.window(before, clock_.read());
     log_.note("at " + clock_.show(now));
     if (!resolve(model_.can_acquire(name, now), handle.has_value(), "acquired")) {
@@ -89,7 +89,7 @@ void model_run::try_lock(int index, const std::string& name, milliseconds at_mos
         return;
     }
     ++counts_.acquired;
-    model_handle expected = model_.acquire(name, now, at_most, at_least);
+    model_handle expected = model_.acquire(name, now, at_most, minimum_hold);
     check_new_handle(*handle, expected);
     expected.token = handle->fencing_token().value_or(0);
     owners_[expected.acquisition] = handle->lease().owner;
@@ -114,14 +114,14 @@ void model_run::unlock(int index) {
     ++counts_.unlocked;
 }
 
-void model_run::extend(int index, milliseconds at_most, milliseconds at_least) {
-    log_.begin(step_, "h" + std::to_string(index) + ".extend(at_most " + ms_text(at_most) + ", at_least " +
-                          ms_text(at_least) + ")");
+void model_run::extend(int index, milliseconds at_most, milliseconds minimum_hold) {
+    log_.begin(step_, "h" + std::to_string(index) + ".extend(at_most " + ms_text(at_most) + ", minimum_hold " +
+                          ms_text(minimum_hold) + ")");
     slot& s = slot_at(index);
     if (!s.real) return log_.note("(no handle)");
     if (!s.expected.active) return expect_reuse_refused(s, true);
     const timestamp before = clock_.read();
-    auto next = s.real->extend(at_most, at_least);
+    auto next = s.real->extend(at_most, minimum_hold);
     const time_span now = clock_.window(before, clock_.read());
     log_.note("a" + std::to_string(s.expected.acquisition) + " at " + clock_.show(now));
     expect(!s.real->active(), "extend uses the handle up");
@@ -130,7 +130,7 @@ void model_run::extend(int index, milliseconds at_most, milliseconds at_least) {
         ++counts_.not_extended;
         return;
     }
-    model_handle expected = model_.extend(s.expected, now, at_most, at_least);
+    model_handle expected = model_.extend(s.expected, now, at_most, minimum_hold);
     check_extended_handle(*next, *s.real, expected);
     s.real = std::move(next);  // the old handle is used up: replacing it unlocks nothing
     s.expected = expected;

@@ -63,9 +63,9 @@ private:
     slot& slot_at(int index);
 
     void try_lock(int index, const std::string& name, std::chrono::milliseconds at_most,
-                  std::chrono::milliseconds at_least);
+                  std::chrono::milliseconds minimum_hold);
     void unlock(int index);
-    void extend(int index, std::chrono::milliseconds at_most, std::chrono::milliseconds at_least);
+    void extend(int index, std::chrono::milliseconds at_most, std::chrono::milliseconds minimum_hold);
     void force_release(const std::string& name);
     /// Destroys the slot's handle; its destructor unlocks a handle that is still active.
     void retire(slot& s);

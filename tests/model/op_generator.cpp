@@ -51,7 +51,7 @@ planned_op op_generator::next() {
     op.slot = uniform(0, slots_ - 1);
     op.name = uniform(0, names_ - 1);
     op.at_most = lease();
-    op.at_least = minimum_hold(op.at_most);
+    op.minimum_hold = minimum_hold(op.at_most);
     op.pass = profile_.unit * uniform(0, profile_.max_pass_units) + profile_.pass_offset +
               (profile_.pass_offset.count() == 0 ? jitter() : milliseconds{0});
     return op;

@@ -17,7 +17,7 @@ struct planned_op {
     int slot = 0;  ///< which handle object (try_lock: where a new handle goes)
     int name = 0;  ///< which lock name
     std::chrono::milliseconds at_most{0};
-    std::chrono::milliseconds at_least{0};
+    std::chrono::milliseconds minimum_hold{0};
     std::chrono::milliseconds pass{0};
 };
 
