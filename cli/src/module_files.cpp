@@ -41,8 +41,25 @@ std::string module_dir(const char* from_bin, const char* installed) {
     return exe.substr(0, exe.rfind('/')) + "/" + from_bin;
 }
 
+namespace {
+
+/// `path` opened read-only, close-on-exec, non-blocking, on a descriptor above the standard ones:
+/// started with stdin or stdout closed, open() returned 0 or 1, and the module was kept there, where
+/// a dup2 of /dev/null onto the standard descriptors would close it (module_file::load).
+int open_above_stdio(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0 || fd > 2) return fd;
+    const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    const int saved = errno;
+    ::close(fd);
+    errno = saved;
+    return moved;
+}
+
+}  // namespace
+
 module_file::module_file(std::string path)
-    : path_(std::move(path)), fd_(::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)), open_errno_(errno) {}
+    : path_(std::move(path)), fd_(open_above_stdio(path_)), open_errno_(errno) {}
 
 module_file::~module_file() {
     if (fd_ >= 0) ::close(fd_);

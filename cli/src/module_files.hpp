@@ -30,7 +30,8 @@ std::string foreign_core();
 std::string module_dir(const char* from_bin, const char* installed);
 
 /// A module file, opened once (read-only, close-on-exec, non-blocking: a FIFO in its place would
-/// block an ordinary open for good) and kept open until dlopen has mapped it.
+/// block an ordinary open for good; never on descriptor 0, 1 or 2) and kept open until dlopen has
+/// mapped it.
 class module_file {
 public:
     explicit module_file(std::string path);

@@ -578,3 +578,24 @@ TEST_CASE("cli: a shared core of another build is refused before a module is loa
     CHECK(r.status == 78);
     CHECK_THAT(r.err, Contains(dir + "/libshedlock-core.so.1 is from another build") && Contains("LD_LIBRARY_PATH"));
 }
+
+TEST_CASE("cli: a module's kept descriptor is never a standard one, even with stdio closed", "[cli][modules]") {
+    // Started with stdin and stdout closed, the module was opened as descriptor 0 (then 1) and kept
+    // there for glibc, which knows it as /proc/self/fd/0: anything that puts /dev/null on the
+    // standard descriptors (dup2) would close it, and the next module opened under that number
+    // would be taken for this one.
+    const std::string trace = scratch_dir() + "/stdio-trace";  // the loader appends .<pid>
+    const auto is_trace = [](const std::filesystem::path& p) { return p.filename().string().rfind("stdio-trace", 0) == 0; };
+    for (const auto& entry : std::filesystem::directory_iterator(scratch_dir()))
+        if (is_trace(entry.path())) std::filesystem::remove(entry.path());
+    const std::string err = scratch_dir() + "/stdio-closed.err";
+    const int wait_status = std::system(("LD_DEBUG=files LD_DEBUG_OUTPUT='" + trace + "' '" SHEDLOCK_CLI_PATH
+                                         "' schema apply -p memory: <&- >&- 2>'" + err + "'").c_str());
+    INFO(read_file(err));
+    REQUIRE(exit_status_of(wait_status) == 0);
+    std::string loaded;
+    for (const auto& entry : std::filesystem::directory_iterator(scratch_dir()))
+        if (is_trace(entry.path())) loaded += read_file(entry.path().string());
+    CHECK_THAT(loaded, Contains("file=/proc/self/fd/") && !Contains("file=/proc/self/fd/0 ") &&
+                           !Contains("file=/proc/self/fd/1 ") && !Contains("file=/proc/self/fd/2 "));
+}
