@@ -38,7 +38,7 @@ namespace {
 const std::vector<std::string> days{"20240601", "20240602", "20240603", "20240604", "20240605"};
 constexpr auto day_slot = 1500ms;        // one business day per slot
 constexpr auto lease = 400ms;            // lock_at_most_for, and claim_for
-constexpr auto min_hold = 300ms;         // lock_at_least_for: covers the instances' firing skew
+constexpr auto minimum_hold = 300ms;     // lock_at_least_for: covers the instances' firing skew
 constexpr auto misfire_grace = 1000ms;   // a firing found later than this is skipped
 
 struct setup {
@@ -121,7 +121,7 @@ int run_instance(const setup& s, int instance) {
         shedlock::execute_options options;
         if (claims) options.idempotency = shedlock::idempotency_options{claims, "settle:" + day, lease};
         const auto result = executor.execute([&](shedlock::task_context& ctx) { settle(s, book, instance, f, ctx); },
-                                             shedlock::lock_configuration("settle:" + day, lease, min_hold), options);
+                                             shedlock::lock_configuration("settle:" + day, lease, minimum_hold), options);
         if (result.outcome == shedlock::run_outcome::skipped_locked ||
             result.outcome == shedlock::run_outcome::skipped_done || result.outcome == shedlock::run_outcome::failed ||
             result.outcome == shedlock::run_outcome::lock_error)
