@@ -3,7 +3,7 @@
 // with the client library alone, on a table (or key) of its own. It handles only the bench's path
 // (a new key each cycle): a plain INSERT that succeeds once per key, then an owner-checked UPDATE
 // (Redis: SET NX, then SET XX). No take-over of expired or failed claims, no result, no pool, no
-// checks beyond the affected rows: less work than any complete claim store, which is what makes
+// checks beyond the affected rows: less work than any complete idempotency store, which is what makes
 // it the floor.
 
 #include <functional>

@@ -80,7 +80,7 @@ struct context {
     std::function<run_uri_parts(const std::string&)> read_run_uri;    ///< run-store options from a URI
     std::function<lock_options(const std::string&)> read_lock_uri;   ///< the lock provider's options from a URI
     std::function<std::unique_ptr<run_store>(const run_uri_parts&)> open_run_store;  ///< on the server it names
-    /// A claims store on the server `parts` name, its claims table `parts.run.table`.
+    /// An idempotency store on the server `parts` name, its claims table `parts.run.table`.
     std::function<std::unique_ptr<idempotency_store>(const run_uri_parts&)> open_claims;
     /// An idempotency store on the test server, its claims table named by `table` of the options.
     std::function<std::unique_ptr<idempotency_store>(const sql::sql_run_options&, const shedlock::clock&)> make_claims;

@@ -1,5 +1,5 @@
 #pragma once
-// A claims store whose complete()/fail() behave as a server backend's do when a connection
+// An idempotency store whose complete()/fail() behave as a server backend's do when a connection
 // breaks, over a real memory store (claims, listings and everything else are the memory store's).
 // Header-only: the core and scheduler test programs both link shedlock::memory.
 

@@ -15,7 +15,7 @@ using Catch::Matchers::Matches;
 
 namespace {
 
-/// A memory lock provider and claims store on one manual clock.
+/// A memory lock provider and idempotency store on one manual clock.
 struct claims_setup {
     manual_clock clock;
     providers::memory_lock_provider locks{clock};

@@ -73,7 +73,7 @@ struct finished_event : execution_event {
 /// scheduler's pool for firings), never concurrently for one execution:
 ///   - lock acquired: on_acquired, then [on_lock_lost], then exactly one of on_finished (succeeded,
 ///     failed) or on_skipped (the claim step: skipped_done, skipped_locked by a live claim,
-///     lock_error of the claim store), then the lock is released;
+///     lock_error of the idempotency store), then the lock is released;
 ///   - not acquired: exactly one on_skipped (skipped_locked, lock_error);
 ///   - re-entrant (attempt reentrant): on_finished or on_skipped only;
 ///   - scheduler only: on_skipped(skipped_running) when the previous firing still runs, and
