@@ -3,8 +3,9 @@
 // time, frozen-server, retry-advice, run-store and idempotency cases (shedlock_sql_server_suite)
 // and stop/start cases (shedlock_sql_server_restart_suite), written once, run against each
 // backend's real test server.
-// Each backend's test folder defines words() and backend() in one small file; the cases keep
-// the names they had in the backends' own files ("postgres: ...", "mysql run store: ...").
+// Each backend's test folder defines backend_words and make_backend() in one small file; the
+// cases keep the names they had in the backends' own files ("postgres: ...", "mysql run store:
+// ...").
 
 #include <shedlock/idempotency_store.hpp>
 #include <shedlock/providers/sql/server_options.hpp>
@@ -75,35 +76,46 @@ struct context {
     std::string password;          ///< the test server's password, never to be shown
     std::function<std::string()> uri;                      ///< the test server's URI
     std::function<void(const std::string&)> exec;          ///< SQL on a connection of its own
-    std::function<lock_options()> server_options;          ///< the test server's URI, parsed
-    std::function<std::unique_ptr<sql::sql_lock_provider>(const lock_options&, const shedlock::clock&)> make_provider;
-    std::function<run_uri_parts(const std::string&)> read_run_uri;    ///< run-store options from a URI
-    std::function<lock_options(const std::string&)> read_lock_uri;   ///< the lock provider's options from a URI
-    std::function<std::unique_ptr<run_store>(const run_uri_parts&)> open_run_store;  ///< on the server it names
+    // Made alike for every backend by with_parts() (backend_parts.hpp) from its functions.
+    std::function<lock_options()> server_options{};        ///< the test server's URI, parsed
+    std::function<std::unique_ptr<sql::sql_lock_provider>(const lock_options&, const shedlock::clock&)> make_provider{};
+    std::function<run_uri_parts(const std::string&)> read_run_uri{};  ///< run-store options from a URI
+    std::function<lock_options(const std::string&)> read_lock_uri{};  ///< the lock provider's options from a URI
+    std::function<std::unique_ptr<run_store>(const run_uri_parts&)> open_run_store{};  ///< on the server it names
     /// An idempotency store on the server `parts` name, its claims table `parts.run.table`.
-    std::function<std::unique_ptr<idempotency_store>(const run_uri_parts&)> open_claims;
+    std::function<std::unique_ptr<idempotency_store>(const run_uri_parts&)> open_claims{};
     /// An idempotency store on the test server, its claims table named by `table` of the options.
-    std::function<std::unique_ptr<idempotency_store>(const sql::sql_run_options&, const shedlock::clock&)> make_claims;
-    std::function<void()> kill_own_connections;            ///< ends this process's sessions, waits
+    std::function<std::unique_ptr<idempotency_store>(const sql::sql_run_options&, const shedlock::clock&)> make_claims{};
+    std::function<void()> kill_own_connections{};          ///< ends this process's sessions, waits
 
     // What differs, as the backend says it.
-    std::function<std::string(const std::string&)> quote;  ///< an identifier as its DDL quotes it
+    std::string quote_mark;                 ///< what its DDL puts around an identifier: "`"
     std::string lock_until_ddl;             ///< how the DDL in a missing-table error declares lock_until
     std::vector<std::string> run_ddl_parts;       ///< "{t}" = the table: what a missing run table's DDL says
-    std::vector<std::string> claims_ddl_parts;    ///< besides the common words, a missing claims table's DDL
+    std::vector<std::string> claims_ddl_parts{};  ///< besides the common words, a missing claims table's DDL
     std::function<std::string(const std::string&)> java_plain_table_ddl;  ///< Java ShedLock's own table
     std::string auth_failure;               ///< the server's words for a wrong password
     std::function<std::string(const std::string&)> user_in_auth_error;  ///< how that error names a user
     std::string redacted_user_in_auth_error;    ///< the same with the user "***"
     std::function<std::string(const lock_options&)> table_qualifier;  ///< prepares one, returns it
-    std::string session_timezone_env;       ///< an environment variable that sets the session's zone, or ""
+    std::string session_timezone_env{};     ///< an environment variable that sets the session's zone, or ""
     std::string no_answer_error;            ///< a frozen server's error (deadline 3 s)
     std::string without_tls_query;          ///< the URI query that turns TLS off
     uri_examples uris;
+
+    /// `name` as the backend's DDL quotes it.
+    std::string quote(const std::string& name) const { return quote_mark + name + quote_mark; }
 };
 
-/// Defined by each backend's test folder.
+/// Defined by each backend's test folder (backend_parts.hpp makes what the backends share): its
+/// words, constant so that cases can register with them before main(), and its context.
+extern const case_words backend_words;
+context make_backend();
+
+/// backend_words.
 const case_words& words();
+
+/// The backend under test: make_backend(), made once.
 const context& backend();
 
 /// Options for the test server with a table name unique to this process.

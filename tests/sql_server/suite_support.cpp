@@ -15,6 +15,13 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
 
 }  // namespace
 
+const case_words& words() { return backend_words; }
+
+const context& backend() {
+    static const context made = make_backend();
+    return made;
+}
+
 lock_options options_for(const std::string& table) {
     auto o = backend().server_options();
     o.table = table + "_" + std::to_string(::getpid());
