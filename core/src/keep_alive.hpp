@@ -1,6 +1,8 @@
 #pragma once
 // Extends a running task's lock every lock_at_most_for / 2: a repeating timer on the executor's
 // timer service (one thread, or the scheduler's io_context, for every task), not a thread per task.
+// The timer only schedules; the extension (a blocking backend call) runs on the process's shared
+// extension pool (at most extension_pool::max_threads threads), never on the timer thread.
 
 #include <shedlock/detail/repeating_timer.hpp>
 #include <shedlock/metrics.hpp>

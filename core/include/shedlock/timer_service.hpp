@@ -14,9 +14,10 @@ namespace shedlock {
 /// locking_task_executor used alone shares shared_timer_service(). An application that runs its
 /// own event loop implements it there (a locks-only program needs no Asio for that).
 ///
-/// A callback may block (a keep-alive's extension is a backend call): the others wait meanwhile,
-/// which is why a keep-alive extends at half its lease. A callback must not throw (one that does
-/// is dropped silently by shared_timer_service()).
+/// A callback that blocks holds up all the others, so the library's keep-alives only schedule
+/// here: their extensions (backend calls) run on a small pool shared by the process, started on
+/// demand and capped whatever the number of tasks. A callback must not throw (one that does is
+/// dropped silently by shared_timer_service()).
 ///
 /// Thread safety: call_after() and cancel() from any thread, including from a callback.
 class timer_service {

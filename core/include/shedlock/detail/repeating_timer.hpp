@@ -19,21 +19,30 @@ namespace shedlock::detail {
 class repeating_timer {
 public:
     using step = std::function<std::optional<std::chrono::steady_clock::duration>()>;
+    /// Runs a job elsewhere (a thread pool), or throws when it cannot take it.
+    using runner = std::function<void(std::function<void()>)>;
 
-    /// `timers` must outlive this object.
-    repeating_timer(timer_service& timers, std::chrono::steady_clock::duration first, step s);
+    /// `timers` (and `run_on`'s pool) must outlive this object. Without `run_on`, `step` runs on
+    /// the timer thread itself; with it, the timer only hands `step` to `run_on`, so a step that
+    /// blocks (a backend call) delays neither the service's other timers nor the next ones of its
+    /// kind. The next call is armed when a step returns, so steps of one timer never overlap.
+    repeating_timer(timer_service& timers, std::chrono::steady_clock::duration first, step s,
+                    runner run_on = nullptr);
     ~repeating_timer() { stop(); }
     repeating_timer(const repeating_timer&) = delete;
     repeating_timer& operator=(const repeating_timer&) = delete;
 
-    /// Idempotent. Never call it from inside `step` (it would wait for itself).
+    /// Idempotent. Never call it from inside `step` (it would wait for itself). A step handed to
+    /// the runner and not started yet is then never called.
     void stop() noexcept;
 
 private:
     struct state;
     /// Arms the next call; the pending call keeps the state alive, never the owner.
     static void arm(const std::shared_ptr<state>& s, std::chrono::steady_clock::duration delay);
+    /// On the timer thread: runs the step, or hands it to the runner.
     static void fire(const std::shared_ptr<state>& s);
+    static void run_step(const std::shared_ptr<state>& s);
 
     std::shared_ptr<state> state_;
 };
