@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -131,6 +132,11 @@ std::string error_text(const std::function<void()>& fn);
 /// Runs `statement` on a session the server ended while it idled: it must fail as unavailable,
 /// advice safe, "was not sent" (nothing reached the server, so running it again is safe).
 void check_fails_unsent(const std::function<void()>& statement);
+
+/// After a kill: waits (5 s at most) until `count_left` (the first cell of a COUNT(*) of the
+/// killed sessions) says "0", then a moment more, so that the server's goodbye has reached the
+/// killed session's idle socket.
+void wait_until_gone(const std::function<std::optional<std::string>()>& count_left);
 
 /// `text` with "{t}" replaced by `table`.
 std::string with_table(const std::string& text, const std::string& table);

@@ -5,6 +5,9 @@
 
 #include <unistd.h>
 
+#include <chrono>
+#include <thread>
+
 namespace shedlock::test::sql_server {
 namespace {
 
@@ -53,6 +56,12 @@ std::string error_text(const std::function<void()>& fn) {
         return e.what();
     }
     return "(no error)";
+}
+
+void wait_until_gone(const std::function<std::optional<std::string>()>& count_left) {
+    for (int i = 0; i < 250 && count_left() != std::optional<std::string>("0"); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
 
 std::string with_table(const std::string& text, const std::string& table) {

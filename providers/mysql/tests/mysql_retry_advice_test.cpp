@@ -9,9 +9,8 @@
 
 #include <catch2/catch.hpp>
 
-#include <chrono>
+#include <cstdint>
 #include <string>
-#include <thread>
 
 // Unity builds join this file with others: names of its own, qualified, no using-directives.
 namespace my_retry_test {
@@ -27,13 +26,12 @@ mysql_options server_options() { return mysql_options::from_uri(parse_provider_u
 void kill_session(const std::string& id) {
     session killer(server_options());
     killer.execute("KILL " + id, {});
-    for (int i = 0; i < 250; ++i) {
-        const auto left = killer.execute("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?",
-                                         {std::int64_t{std::stoll(id)}});
-        if (left.rows.at(0).at(0) == std::optional<std::string>("0")) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the goodbye reaches the idle socket
+    shedlock::test::sql_server::wait_until_gone([&] {
+        const std::int64_t session_id = std::stoll(id);
+        return killer.execute("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?", {session_id})
+            .rows.at(0)
+            .at(0);
+    });
 }
 
 }  // namespace my_retry_test

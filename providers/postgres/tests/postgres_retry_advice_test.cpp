@@ -16,7 +16,6 @@
 
 #include <chrono>
 #include <string>
-#include <thread>
 
 // Unity builds join this file with others: names of its own, qualified, no using-directives.
 namespace pg_retry_test {
@@ -42,13 +41,10 @@ void terminate_sessions_of(const std::string& table) {
     const std::string pattern = "%" + table + "%";
     killer.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE $1 AND pid <> pg_backend_pid()",
                    {pattern});
-    for (int i = 0; i < 250; ++i) {
-        const auto left = killer.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE query LIKE $1 AND pid <> pg_backend_pid()", {pattern});
-        if (left.rows.at(0).at(0) == std::optional<std::string>("0")) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the goodbye reaches the idle socket
+    shedlock::test::sql_server::wait_until_gone([&] {
+        const std::string count = "SELECT count(*) FROM pg_stat_activity WHERE query LIKE $1 AND pid <> pg_backend_pid()";
+        return killer.execute(count, {pattern}).rows.at(0).at(0);
+    });
 }
 
 }  // namespace pg_retry_test
@@ -83,11 +79,11 @@ TEST_CASE("postgres retry advice: a session ended while idle fails safe before i
     const auto pid = victim.execute("SELECT pg_backend_pid()", {}).rows.at(0).at(0).value();
     session killer(server_options());
     killer.execute("SELECT pg_terminate_backend($1::int)", {std::int64_t{std::stoll(pid)}});
-    for (int i = 0; i < 250; ++i) {
-        const auto left = killer.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int", {std::int64_t{std::stoll(pid)}});
-        if (left.rows.at(0).at(0) == std::optional<std::string>("0")) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    shedlock::test::sql_server::wait_until_gone([&] {
+        return killer.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int", {std::int64_t{std::stoll(pid)}})
+            .rows.at(0)
+            .at(0);
+    });
     shedlock::test::sql_server::check_fails_unsent([&] { victim.execute("SELECT 1", {}); });
 }
 
