@@ -82,9 +82,13 @@ function(shedlock_cli_module_parts components objects_var links_var usage_var)
 endfunction()
 
 # shedlock_cli_module(<target> <output dir> <components> SOURCES ...): a plug-in module made of
-# SOURCES and the components' objects (shedlock_cli_module_parts), linked against the shared core;
-# found at run time by soname (the program has loaded the core already) or beside its directory
-# (the same RUNPATH in the build tree, which mirrors the install layout: see shedlock_cli's).
+# SOURCES and the components' objects (shedlock_cli_module_parts), linked against the shared core.
+# No RUNPATH: the module needs only libshedlock-core.so.<ABI> of its own, which the program has
+# loaded before any module (the dynamic loader reuses it by soname). A RUNPATH relative to the
+# module ($ORIGIN/..) named /proc/self when the module was mapped through /proc/self/fd/N, and
+# without /proc the parent of SHEDLOCK_PROVIDER_DIR, where any library planted there (a
+# libsqlite3.so.0) was loaded. dpkg-shlibdeps finds the core through
+# CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS (cmake/shedlock_packaging.cmake).
 function(shedlock_cli_module target output_dir components)
   cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
   shedlock_cli_module_parts("${components}" objects links components)
@@ -94,7 +98,7 @@ function(shedlock_cli_module target output_dir components)
     target_compile_definitions(${target} PRIVATE $<TARGET_PROPERTY:${used},INTERFACE_COMPILE_DEFINITIONS>)
   endforeach()
   set_target_properties(${target} PROPERTIES PREFIX "" LIBRARY_OUTPUT_DIRECTORY ${output_dir}
-    CXX_VISIBILITY_PRESET hidden INSTALL_RPATH "$ORIGIN/.." BUILD_WITH_INSTALL_RPATH ON)
+    CXX_VISIBILITY_PRESET hidden INSTALL_RPATH "" BUILD_WITH_INSTALL_RPATH ON)
   target_link_libraries(${target} PRIVATE shedlock_cli_core ${links} shedlock_cli_module_build)
   # Every symbol resolved when linked; the archives of other libraries stay private to the module.
   target_link_options(${target} PRIVATE -Wl,--exclude-libs,ALL -Wl,--no-undefined)

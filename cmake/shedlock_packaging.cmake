@@ -63,6 +63,10 @@ them, and a scheduler that uses them.")
     set(CPACK_DEBIAN_CLI_PACKAGE_NAME shedlock)
     set(CPACK_DEBIAN_CLI_PACKAGE_SECTION admin)
     set(CPACK_DEBIAN_CLI_PACKAGE_SHLIBDEPS ON)
+    # The modules have no RUNPATH (cli/module_targets.cmake): dpkg-shlibdeps finds the private
+    # libshedlock-core.so they need in the package's own tree (it runs in the package root).
+    set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS "${CPACK_PACKAGING_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/shedlock")
+    string(REGEX REPLACE "^/" "" CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS "${CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS}")
     set(dist ${PROJECT_SOURCE_DIR}/cli/dist/debian)
     set(CPACK_DEBIAN_CLI_PACKAGE_CONTROL_EXTRA ${dist}/conffiles ${dist}/postinst ${dist}/prerm ${dist}/postrm)
     set(CPACK_COMPONENT_CLI_DESCRIPTION "The shedlock command: shedlock run wraps a crontab line so that it runs

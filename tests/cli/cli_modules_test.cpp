@@ -599,3 +599,30 @@ TEST_CASE("cli: a module's kept descriptor is never a standard one, even with st
     CHECK_THAT(loaded, Contains("file=/proc/self/fd/") && !Contains("file=/proc/self/fd/0 ") &&
                            !Contains("file=/proc/self/fd/1 ") && !Contains("file=/proc/self/fd/2 "));
 }
+
+TEST_CASE("cli: a module loads no library from beside its directory, with or without /proc", "[cli][modules]") {
+    // A module's RUNPATH of $ORIGIN/.. named /proc/self when it was mapped through /proc/self/fd/N,
+    // and without /proc the parent of SHEDLOCK_PROVIDER_DIR: a libsqlite3.so.0 planted there was
+    // loaded. Modules need only the shared core, which the program has loaded already.
+    const std::string parent = fresh_module_dir("beside-modules", {});
+    const std::string dir = parent + "/providers";
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(std::filesystem::path(SHEDLOCK_MEMORY_MODULE).parent_path() / "sqlite.so", dir + "/sqlite.so");
+    for (const char* library : {"libsqlite3.so.0", "libstdc++.so.6", "libshedlock-core.so.1"})
+        std::ofstream(parent + "/" + library) << "not a library\n";
+    const std::string err = parent + "/stderr";
+    const std::string run = "SHEDLOCK_PROVIDER_DIR='" + dir + "' '" SHEDLOCK_CLI_PATH "' schema apply -p '" + sqlite_uri() +
+                            "' 2>'" + err + "'";
+    INFO(run);
+    const int with_proc = std::system(run.c_str());
+    INFO(read_file(err));
+    CHECK(exit_status_of(with_proc) == 0);
+    // Without /proc (an empty tmpfs over it, as in the test above) the module is loaded by path.
+    const std::string script = "mount -t tmpfs none /proc && test ! -e /proc/self/exe && LD_LIBRARY_PATH='" + core_dir() +
+                               "' " + run;
+    const int without_proc = std::system(("unshare --map-root-user --mount sh -c \"" + script + "\"").c_str());
+    const std::string shown = read_file(err);
+    INFO(shown);
+    CHECK(exit_status_of(without_proc) == 0);
+    CHECK_THAT(shown, !Contains("not a library") && !Contains("invalid ELF header"));
+}
