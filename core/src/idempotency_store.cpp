@@ -97,7 +97,9 @@ claim_result idempotency_store::claim(const std::string& key, std::chrono::milli
         return do_claim(key, claim_for, fencing_token, owner);
     } catch (const storage_error& e) {
         if (e.category() == storage_category::missing_schema || e.category() == storage_category::access_denied) throw;
-        throw storage_error(e.category(), std::string(e.what()) + "; " + release_unanswered_claim(key, owner));
+        // The backend's advice (was the claim sent? applied?) stays with the error it explained.
+        throw storage_error(e.category(), e.advice(),
+                            std::string(e.what()) + "; " + release_unanswered_claim(key, owner));
     }
 }
 
