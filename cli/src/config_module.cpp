@@ -25,7 +25,7 @@ const config_module_api& load_config_module() {
     const std::string file = module_dir(SHEDLOCK_CLI_MODULE_DIR_FROM_BIN, SHEDLOCK_CLI_MODULE_INSTALL_DIR) + "/config.so";
     const auto fail = [](const std::string& why) {  // `why` names the file
         return configuration_error("cannot load the config module (it reads config files and runs the daemon): " + why +
-                                   "; reinstall the shedlock package");
+                                   "; " + load_advice(why, "reinstall the shedlock package"));
     };
     // Checked before dlopen, on the file dlopen then maps (module_files.hpp): complete, and of this
     // build and ABI, so no code of a module of another build runs, not even its constructors.

@@ -33,6 +33,14 @@ std::string foreign_core() {
            "shedlock package";
 }
 
+std::string load_advice(const std::string& why, const std::string& otherwise) {
+    for (const int error : {EMFILE, ENFILE})
+        if (why.find(std::strerror(error)) != std::string::npos)
+            return "raise the limit of open files (ulimit -n; LimitNOFILE= for shedlock.service; fs.file-max for "
+                   "the whole system)";
+    return otherwise;
+}
+
 std::string module_dir(const char* from_bin, const char* installed) {
     char path[4096];
     const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path);

@@ -22,6 +22,12 @@ const char* module_build();
 /// the program) that installation's core, whose types may have another layout.
 std::string foreign_core();
 
+/// What to do about a module that could not be opened or mapped, `why` being the message (the
+/// file's open or dlopen's, which carries only strerror's text): when the process or the system ran
+/// out of descriptors (EMFILE, ENFILE), raise the limit of open files, which reinstalling would
+/// not change; else `otherwise`.
+std::string load_advice(const std::string& why, const std::string& otherwise);
+
 /// The directory of modules that the install layout puts `from_bin` away from the program's
 /// directory (/proc/self/exe: the binary, not argv[0], which may be a symlink or relative). When
 /// that cannot be read (no /proc in a minimal container or chroot), `installed`: the configured

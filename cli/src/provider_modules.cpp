@@ -22,9 +22,9 @@ const char* const reinstall_advice =
     "SHEDLOCK_PROVIDER_DIR to the directory of this build's modules";
 
 configuration_error cannot_load(const std::string& name, const std::string& why) {
-    return configuration_error("cannot load the " + name + " provider module: " + why +
-                               "; reinstall the shedlock package, or set SHEDLOCK_PROVIDER_DIR to the directory "
-                               "holding " + name + ".so");
+    return configuration_error("cannot load the " + name + " provider module: " + why + "; " +
+                               load_advice(why, "reinstall the shedlock package, or set SHEDLOCK_PROVIDER_DIR to the "
+                                                "directory holding " + name + ".so"));
 }
 
 configuration_error not_a_module_of_this_build(const std::string& file, const std::string& what_it_is) {

@@ -626,3 +626,20 @@ TEST_CASE("cli: a module loads no library from beside its directory, with or wit
     CHECK(exit_status_of(without_proc) == 0);
     CHECK_THAT(shown, !Contains("not a library") && !Contains("invalid ELF header"));
 }
+
+TEST_CASE("cli: a module not loaded for want of descriptors gets ulimit advice, not reinstall", "[cli][modules]") {
+    // With RLIMIT_NOFILE 4, the module's file is descriptor 3 and dlopen's own open fails (EMFILE):
+    // reinstalling the package would not help, raising the limit does.
+    const std::string config = scratch_dir() + "/few-descriptors.toml";
+    std::ofstream(config) << "[shedlock]\nprovider = \"memory:\"\n[tasks.t]\nlock_at_most_for = \"10s\"\n";
+    const std::string err = scratch_dir() + "/few-descriptors.err";
+    for (const std::string& args : {std::string("schema apply -p memory:"), "run -c '" + config + "' --task t -- true"}) {
+        INFO(args);
+        const int wait_status =
+            std::system(("sh -c \"ulimit -n 4 && exec '" SHEDLOCK_CLI_PATH "' " + args + "\" 2>'" + err + "'").c_str());
+        const std::string shown = read_file(err);
+        INFO(shown);
+        CHECK(exit_status_of(wait_status) == 78);
+        CHECK_THAT(shown, Contains("Too many open files") && Contains("ulimit -n") && !Contains("reinstall"));
+    }
+}
