@@ -40,8 +40,10 @@ const config_module_api& load_config_module() {
     if (handle == nullptr) throw fail(printable_text(file + ": " + ::dlerror(), 400));
     using factory_fn = const config_module_api* (*)();
     const auto factory = reinterpret_cast<factory_fn>(::dlsym(handle, SHEDLOCK_MODULE_TEXT(SHEDLOCK_CONFIG_MODULE_FACTORY)));
-    if (factory == nullptr)
+    if (factory == nullptr) {
+        module.unload();  // config_module() tries again on its next call
         throw fail(printable_text(file, 400) + " has no entry point " SHEDLOCK_MODULE_TEXT(SHEDLOCK_CONFIG_MODULE_FACTORY));
+    }
     return *factory();
 }
 

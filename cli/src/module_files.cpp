@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 namespace shedlock::cli {
 
@@ -91,9 +92,21 @@ void* module_file::load() {
     // kernel's (an empty tmpfs in a minimal container): then the path is all there is.
     const bool through_proc = ::fstat(fd_, &opened) == 0 && ::stat(by_descriptor.c_str(), &seen) == 0 &&
                               opened.st_dev == seen.st_dev && opened.st_ino == seen.st_ino;
-    void* handle = ::dlopen((through_proc ? by_descriptor : path_).c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle != nullptr && through_proc) fd_ = -1;  // kept open on purpose (see the header)
-    return handle;
+    handle_ = ::dlopen((through_proc ? by_descriptor : path_).c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle_ != nullptr && through_proc) std::swap(mapped_fd_, fd_);  // kept open on purpose (see the header)
+    return handle_;
+}
+
+void module_file::unload() {
+    if (handle_ == nullptr) return;
+    ::dlclose(std::exchange(handle_, nullptr));
+    if (mapped_fd_ < 0) return;
+    const std::string by_descriptor = "/proc/self/fd/" + std::to_string(mapped_fd_);
+    if (void* still = ::dlopen(by_descriptor.c_str(), RTLD_LAZY | RTLD_NOLOAD)) {
+        ::dlclose(still);  // still loaded: its name must keep naming it
+        return;
+    }
+    ::close(std::exchange(mapped_fd_, -1));
 }
 
 }  // namespace shedlock::cli

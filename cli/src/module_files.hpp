@@ -57,11 +57,20 @@ public:
     /// process: glibc knows the module by the name /proc/self/fd/N, and a later module opened
     /// under the same number would be taken for this one.
     void* load();
+    /// Undoes load() for a module refused after it was mapped (no entry point, another build, other
+    /// schemes), so that each retry of a refused module (the registry loads it again on each lookup)
+    /// does not keep another descriptor and mapping: dlclose, then the kept descriptor is closed
+    /// once glibc no longer knows the module by its /proc/self/fd/N name (it may keep a module
+    /// loaded, e.g. one with unique symbols, and would take a later module of that number for it).
+    /// Call it after every object the module made (a registry's backends) is destroyed.
+    void unload();
 
 private:
     std::string path_;
     int fd_;
     int open_errno_;
+    void* handle_ = nullptr;
+    int mapped_fd_ = -1;  // the descriptor glibc knows the module by, once load() mapped it
 };
 
 }  // namespace shedlock::cli

@@ -49,10 +49,9 @@ std::string foreign_identity(const std::optional<module_identity>& note) {
 /// The module's entry, from a file checked before dlopen: complete, and its note names this build
 /// and ABI, so a module of another build is refused before any of its code (static constructors
 /// included) runs. Then the file that was checked is the one mapped (module_file::load).
-const provider_module_entry& open_module(const std::string& name, const std::string& file) {
+const provider_module_entry& open_module(const std::string& name, const std::string& file, module_file& module) {
     if (const std::string why = foreign_core(); !why.empty())
         throw configuration_error("cannot load the " + name + " provider module: " + why);
-    module_file module(file);
     if (const std::string why = module.incomplete(); !why.empty()) throw cannot_load(name, why);
     if (const std::string what = foreign_identity(module.identity()); !what.empty())
         throw not_a_module_of_this_build(file, what);
@@ -62,10 +61,14 @@ const provider_module_entry& open_module(const std::string& name, const std::str
     if (handle == nullptr) throw cannot_load(name, printable_text(file + ": " + ::dlerror(), 400));
     const auto factory = reinterpret_cast<factory_fn>(::dlsym(handle, SHEDLOCK_MODULE_TEXT(SHEDLOCK_PROVIDER_MODULE_FACTORY)));
     const provider_module_entry* entry = factory ? factory() : nullptr;
-    if (entry == nullptr || entry->register_provider == nullptr)
+    if (entry == nullptr || entry->register_provider == nullptr) {
+        module.unload();
         throw not_a_module_of_this_build(file, "no shedlock module: no " SHEDLOCK_MODULE_TEXT(SHEDLOCK_PROVIDER_MODULE_FACTORY));
-    if (entry->build == nullptr || std::strcmp(entry->build, module_build()) != 0)
+    }
+    if (entry->build == nullptr || std::strcmp(entry->build, module_build()) != 0) {
+        module.unload();
         throw not_a_module_of_this_build(file, "from another build of that version, whose note said otherwise");
+    }
     return *entry;  // the handle stays open: the provider's code lives in it
 }
 
@@ -78,14 +81,22 @@ std::string shown_schemes(const std::vector<std::string>& schemes) {
 
 void load_module(const std::string& name, const std::vector<std::string>& declared, provider_registry& registry) {
     const std::string file = provider_module_dir() + "/" + name + ".so";
-    const provider_module_entry& entry = open_module(name, file);
+    module_file module(file);
+    const provider_module_entry& entry = open_module(name, file, module);
     // The schemes the build declared for the module must be the ones it registers, or URIs
-    // would be refused (or loaded) by the wrong name. A scratch registry shows them first.
-    provider_registry scratch;
-    entry.register_provider(scratch);
-    if (scratch.schemes() != declared)
-        throw configuration_error(printable_text(file, 400) + " registers " + shown_schemes(scratch.schemes()) +
+    // would be refused (or loaded) by the wrong name. A scratch registry shows them first; it is
+    // gone (with the module's functions it held) before a refused module is unloaded.
+    std::vector<std::string> registered;
+    {
+        provider_registry scratch;
+        entry.register_provider(scratch);
+        registered = scratch.schemes();
+    }
+    if (registered != declared) {
+        module.unload();
+        throw configuration_error(printable_text(file, 400) + " registers " + shown_schemes(registered) +
                                   ", but this build declared others for it" + reinstall_advice);
+    }
     entry.register_provider(registry);
 }
 

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <string>
@@ -642,4 +643,29 @@ TEST_CASE("cli: a module not loaded for want of descriptors gets ulimit advice, 
         CHECK(exit_status_of(wait_status) == 78);
         CHECK_THAT(shown, Contains("Too many open files") && Contains("ulimit -n") && !Contains("reinstall"));
     }
+}
+
+TEST_CASE("cli: a module refused after dlopen keeps no descriptor open, however often it is retried", "[cli][modules]") {
+    // The registry loads a module again on each lookup of its scheme after a refusal. A module that
+    // dlopens but registers other schemes than declared (this build's test module as memory.so,
+    // registering sqlite:) kept its descriptor (and mapping) each time. The planted sqlite module's
+    // backend looks memory: up 5 times in the one process and records the open descriptors.
+    const std::string dir = fresh_module_dir("refused-retries", {{"sqlite.so", SHEDLOCK_TEST_MODULE_OWN},
+                                                                 {"memory.so", SHEDLOCK_TEST_MODULE_OWN}});
+    const std::string fds = scratch_dir() + "/refused-retries.fds";
+    std::filesystem::remove(fds);
+    ::setenv("SHEDLOCK_TEST_MODULE_SCHEME", "sqlite", 1);
+    ::setenv("SHEDLOCK_TEST_MODULE_RETRY", "memory:", 1);
+    ::setenv("SHEDLOCK_TEST_MODULE_FDS", fds.c_str(), 1);
+    const auto r = run_cli_with_modules(dir, {"locks", "-p", sqlite_uri()});
+    ::unsetenv("SHEDLOCK_TEST_MODULE_SCHEME");
+    ::unsetenv("SHEDLOCK_TEST_MODULE_RETRY");
+    ::unsetenv("SHEDLOCK_TEST_MODULE_FDS");
+    INFO(r.err);
+    CHECK(r.status == 78);
+    std::istringstream counts(read_file(fds));
+    std::vector<long> seen{std::istream_iterator<long>(counts), std::istream_iterator<long>()};
+    INFO("open descriptors after each retry: " << read_file(fds));
+    REQUIRE(seen.size() == 5);
+    CHECK(seen.front() == seen.back());
 }

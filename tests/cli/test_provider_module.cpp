@@ -11,10 +11,17 @@
 // opens nothing) and appends a line per registration to $SHEDLOCK_TEST_MODULE_REGISTRY: "global"
 // when the registry it is given is provider_registry::global() as the module sees it (one shared
 // core: the program's registry), else "other" (the program's scratch registry).
+// With $SHEDLOCK_TEST_MODULE_RETRY (a URI) and $SHEDLOCK_TEST_MODULE_FDS (a file) set too, opening
+// that backend looks the URI up 5 times in the program's registry (each a load of its module that
+// may be refused) and appends, after each, how many descriptors the process has open.
 #include "module_abi.hpp"
 #include "module_build.hpp"
 
+#include <shedlock/error.hpp>
 #include <shedlock/provider_registry.hpp>
+#include <shedlock/provider_uri.hpp>
+
+#include <filesystem>
 
 #include <cstdio>
 #include <cstdlib>
@@ -39,6 +46,24 @@ void register_test_scheme(shedlock::provider_registry& registry) {
     shedlock::backend_registration backend;
     backend.name = "test";
     backend.schemes = {scheme};
+    if (std::getenv("SHEDLOCK_TEST_MODULE_RETRY") != nullptr)
+        backend.open_session = [](const shedlock::provider_uri&, const shedlock::open_request&) -> shedlock::session_parts {
+        const char* retry = std::getenv("SHEDLOCK_TEST_MODULE_RETRY");
+        const char* fds = std::getenv("SHEDLOCK_TEST_MODULE_FDS");
+        if (retry == nullptr || fds == nullptr) throw shedlock::configuration_error("the test backend opens nothing");
+        for (int i = 0; i < 5; ++i) {
+            try {
+                shedlock::provider_registry::global().find(shedlock::parse_provider_uri(retry));
+            } catch (const std::exception&) {
+            }
+            const auto open = std::distance(std::filesystem::directory_iterator("/proc/self/fd"), {});
+            if (std::FILE* f = std::fopen(fds, "a")) {
+                std::fprintf(f, "%ld\n", static_cast<long>(open));
+                std::fclose(f);
+            }
+        }
+        throw shedlock::configuration_error("the test backend opens nothing");
+    };
     registry.add(std::move(backend));
 }
 
