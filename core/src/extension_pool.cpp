@@ -17,16 +17,6 @@ public:
     thread_pool() = default;
     thread_pool(const thread_pool&) = delete;
     thread_pool& operator=(const thread_pool&) = delete;
-    ~thread_pool() override {
-        {
-            std::lock_guard lock(mutex_);
-            stopping_ = true;
-            jobs_.clear();
-        }
-        wake_.notify_all();
-        for (auto& t : threads_)
-            if (t.joinable()) t.join();
-    }
 
     void post(std::function<void()> job) override {
         std::lock_guard lock(mutex_);
@@ -61,11 +51,10 @@ private:
 
     void run() {
         std::unique_lock lock(mutex_);
-        while (true) {
+        while (true) {  // for the life of the process (the pool is never destroyed)
             ++idle_;
-            wake_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+            wake_.wait(lock, [this] { return !jobs_.empty(); });
             --idle_;
-            if (stopping_) return;
             auto job = std::move(jobs_.front().second);
             jobs_.pop_front();
             lock.unlock();
@@ -84,14 +73,15 @@ private:
     std::deque<std::pair<steady::time_point, std::function<void()>>> jobs_;  // by queueing time
     std::vector<std::thread> threads_;
     std::size_t idle_ = 0;
-    bool stopping_ = false;
 };
 
 }  // namespace
 
 extension_pool& shared_extension_pool() {
-    static thread_pool pool;
-    return pool;
+    // Never destroyed: a timer of shared_timer_service() (a static created before it, so destroyed
+    // after it) may still call grow_if_waiting() at exit. Its threads wait idle until the process ends.
+    static auto* pool = new thread_pool;
+    return *pool;
 }
 
 }  // namespace shedlock::detail
