@@ -29,7 +29,7 @@ void validate_unreserved_lock_name(std::string_view name) {
 }  // namespace
 
 void validate_lock_durations(const std::string& what, std::chrono::milliseconds at_most,
-                             std::chrono::milliseconds at_least) {
+                             std::chrono::milliseconds minimum_hold) {
     const std::string where = what + ": ";
     if (at_most > max_lock_at_most_for)
         throw configuration_error(where + "lock_at_most_for " + format_duration(at_most) + " is longer than the maximum " +
@@ -39,11 +39,11 @@ void validate_lock_durations(const std::string& what, std::chrono::milliseconds 
     if (at_most.count() <= 0)
         throw configuration_error(where + "lock_at_most_for " + format_duration(at_most) +
                                   " must be positive; give the longest the task may hold the lock, e.g. PT10M");
-    if (at_least.count() < 0)
-        throw configuration_error(where + "lock_at_least_for " + format_duration(at_least) +
+    if (minimum_hold.count() < 0)
+        throw configuration_error(where + "lock_at_least_for " + format_duration(minimum_hold) +
                                   " must not be negative; use PT0S for no minimum hold");
-    if (at_least > at_most)
-        throw configuration_error(where + "lock_at_least_for " + format_duration(at_least) +
+    if (minimum_hold > at_most)
+        throw configuration_error(where + "lock_at_least_for " + format_duration(minimum_hold) +
                                   " is longer than lock_at_most_for " + format_duration(at_most) +
                                   "; lower lock_at_least_for or raise lock_at_most_for");
 }

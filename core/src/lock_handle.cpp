@@ -39,22 +39,24 @@ lock_provider& lock_handle::take_provider(const char* operation) {
 
 void lock_handle::unlock() { take_provider("unlock").do_unlock(lease_); }
 
-std::optional<lock_handle> lock_handle::extend(std::chrono::milliseconds at_most, std::chrono::milliseconds at_least) {
-    validate_lock_durations("extend of lock \"" + lease_.name + "\"", at_most, at_least);
+std::optional<lock_handle> lock_handle::extend(std::chrono::milliseconds at_most,
+                                               std::chrono::milliseconds minimum_hold) {
+    validate_lock_durations("extend of lock \"" + lease_.name + "\"", at_most, minimum_hold);
     lock_provider& provider = take_provider("extend");
     std::optional<struct lease> extended;
     try {
-        extended = provider.do_extend(lease_, at_most, at_least);
+        extended = provider.do_extend(lease_, at_most, minimum_hold);
     } catch (...) {
         provider_ = &provider;  // the backend failed: keep the handle so it can still be unlocked
         throw;
     }
     if (!extended) return std::nullopt;
     // An extension never shortens the minimum hold promised at acquisition: a keep-alive that
-    // extends with at_least 0 must still leave the lock held until locked_at + lock_at_least_for.
-    extended->keep_until = std::max(extended->keep_until, lease_.keep_until);
+    // extends with a minimum_hold of 0 must still leave the lock held until locked_at +
+    // lock_at_least_for.
+    extended->minimum_hold_until = std::max(extended->minimum_hold_until, lease_.minimum_hold_until);
     const monotonic_time answered = provider.clock().monotonic_now();
-    extended->keep_deadline = std::max(answered + at_least, lease_.keep_deadline);
+    extended->minimum_hold_deadline = std::max(answered + minimum_hold, lease_.minimum_hold_deadline);
     extended->lease_deadline = answered + at_most;
     return lock_handle(provider, std::move(*extended));
 }

@@ -13,7 +13,7 @@ std::optional<lock_handle> lock_provider::try_lock(const lock_configuration& con
     // Counted from the answer, not the request: the hold then lasts at least lock_at_least_for
     // from whenever the backend granted it.
     const monotonic_time answered = clock().monotonic_now();
-    granted->keep_deadline = answered + config.lock_at_least_for();
+    granted->minimum_hold_deadline = answered + config.lock_at_least_for();
     granted->lease_deadline = answered + config.lock_at_most_for();
     return lock_handle(*this, std::move(*granted));
 }
@@ -22,8 +22,8 @@ void lock_provider::release_record(const lock_record& live, timestamp now) {
     do_unlock(lease{live.name, live.locked_by, live.locked_at, live.lock_until, now, live.fencing_token});
 }
 
-std::chrono::milliseconds lock_provider::remaining_hold(const lease& held) const {
-    const auto left = held.keep_deadline - clock().monotonic_now();
+std::chrono::milliseconds lock_provider::remaining_minimum_hold(const lease& held) const {
+    const auto left = held.minimum_hold_deadline - clock().monotonic_now();
     return std::max(std::chrono::ceil<std::chrono::milliseconds>(left), std::chrono::milliseconds{0});
 }
 

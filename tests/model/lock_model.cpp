@@ -23,7 +23,7 @@ void lock_model::unlock(model_handle& h, time_span now, std::chrono::millisecond
     if (it == records_.end() || it->second.owner != h.acquisition) return;  // a stale owner touches nothing
     const truth live = is_live(h.name, now);
     if (live == truth::no) return;  // an expired or force-released lease stays free
-    time_span until = later_of(now, h.keep_until);
+    time_span until = later_of(now, h.minimum_hold_until);
     until.hi += conversion_slack;
     model_record& r = it->second;
     if (live == truth::unknown) {  // the lease may have ended just before: either outcome
@@ -32,7 +32,7 @@ void lock_model::unlock(model_handle& h, time_span now, std::chrono::millisecond
         return;
     }
     r.lock_until = until;
-    r.settled = h.keep_until.hi <= now.lo;
+    r.settled = h.minimum_hold_until.hi <= now.lo;
 }
 
 truth lock_model::can_extend(const model_handle& h, time_span now) const {
@@ -52,7 +52,7 @@ model_handle lock_model::extend(model_handle& h, time_span now, std::chrono::mil
     next.lock_until = r.lock_until;
     // lock_handle keeps the larger minimum hold: a keep-alive extension with minimum_hold 0 must
     // not cut short the lock_at_least_for promised at acquisition.
-    next.keep_until = later_of(h.keep_until, now + minimum_hold);
+    next.minimum_hold_until = later_of(h.minimum_hold_until, now + minimum_hold);
     return next;
 }
 

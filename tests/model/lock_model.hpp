@@ -28,12 +28,12 @@ struct model_record {
 
 /// What one lock_handle object should look like.
 struct model_handle {
-    int acquisition = -1;  ///< -1: the slot never held a handle
+    int acquisition = -1;          ///< -1: the slot never held a handle
     std::string name;
     bool active = false;
     time_span locked_at;
     time_span lock_until;
-    time_span keep_until;  ///< unlock keeps the lock until here (lock_at_least_for)
+    time_span minimum_hold_until;  ///< unlock keeps the lock until here (lock_at_least_for)
     std::int64_t token = 0;
 };
 
@@ -45,9 +45,9 @@ public:
     model_handle acquire(const std::string& name, time_span now, std::chrono::milliseconds at_most,
                          std::chrono::milliseconds minimum_hold);
 
-    /// Owner-checked and live-only: `lock_until = max(now, keep_until)` for the live record `h`
+    /// Owner-checked and live-only: `lock_until = max(now, minimum_hold_until)` for the live record `h`
     /// owns; an expired or force-released record stays as it is. Uses up `h`.
-    /// `conversion_slack` widens the upper end where a backend turns keep_until into a relative
+    /// `conversion_slack` widens the upper end where a backend turns minimum_hold_until into a relative
     /// TTL and back on another clock (0 against the injected clock).
     void unlock(model_handle& h, time_span now, std::chrono::milliseconds conversion_slack);
 

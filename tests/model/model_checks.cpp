@@ -20,9 +20,9 @@ void model_run::check_new_handle(const lock_handle& h, const model_handle& m) {
            "locked_at " + clock_.show(l.locked_at) + ", the model says " + clock_.show(m.locked_at));
     expect(m.lock_until.contains(l.lock_until), "lock_until " + clock_.show(l.lock_until) +
                                                     ", the model says now + at_most = " + clock_.show(m.lock_until));
-    expect(m.keep_until.contains(l.keep_until), "keep_until " + clock_.show(l.keep_until) +
-                                                    ", the model says now + minimum_hold = " +
-                                                    clock_.show(m.keep_until));
+    expect(m.minimum_hold_until.contains(l.minimum_hold_until),
+           "minimum_hold_until " + clock_.show(l.minimum_hold_until) + ", the model says now + minimum_hold = " +
+               clock_.show(m.minimum_hold_until));
     check_token(l.fencing_token, m.name);
 }
 
@@ -42,16 +42,18 @@ void model_run::check_token(const std::optional<std::int64_t>& token, const std:
 
 void model_run::check_extended_handle(const lock_handle& h, const lock_handle& before, const model_handle& m) {
     const lease& l = h.lease();
-    log_.note("-> lock_until " + clock_.show(l.lock_until) + ", keep_until " + clock_.show(l.keep_until));
+    log_.note("-> lock_until " + clock_.show(l.lock_until) + ", minimum_hold_until " +
+              clock_.show(l.minimum_hold_until));
     expect(h.active(), "an extended handle is active");
     expect(l.owner == before.lease().owner, "extend changed the owner token");
     expect(l.fencing_token == before.fencing_token(), "extend changed the fencing token");
     expect(l.locked_at == before.lease().locked_at, "extend changed locked_at");
     expect(m.lock_until.contains(l.lock_until), "extended lock_until " + clock_.show(l.lock_until) +
                                                     ", the model says now + at_most = " + clock_.show(m.lock_until));
-    expect(m.keep_until.contains(l.keep_until),
-           "extended keep_until " + clock_.show(l.keep_until) +
-               ", the model says max(previous keep_until, now + minimum_hold) = " + clock_.show(m.keep_until));
+    expect(m.minimum_hold_until.contains(l.minimum_hold_until),
+           "extended minimum_hold_until " + clock_.show(l.minimum_hold_until) +
+               ", the model says max(previous minimum_hold_until, now + minimum_hold) = " +
+               clock_.show(m.minimum_hold_until));
 }
 
 void model_run::check_listing() {

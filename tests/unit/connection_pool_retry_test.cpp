@@ -79,7 +79,7 @@ TEST_CASE("connection pool: a call that may run twice is run again in doubt when
     numbered_pool p;
     p.pool.run([](fake_connection&) { return 0; });  // connection 1 idles
     int calls = 0;
-    const int used = p.pool.run_idempotent([&](fake_connection& c) {
+    const int used = p.pool.run_retrying_in_doubt([&](fake_connection& c) {
         if (++calls == 1) throw storage_error(storage_category::unavailable, retry_advice::in_doubt, "lost");
         return c.id;
     });
@@ -88,7 +88,7 @@ TEST_CASE("connection pool: a call that may run twice is run again in doubt when
     // On a connection opened for it, an in-doubt failure is the server's now: reported.
     calls = 0;
     numbered_pool fresh;
-    CHECK_THROWS_AS(fresh.pool.run_idempotent([&](fake_connection&) -> int {
+    CHECK_THROWS_AS(fresh.pool.run_retrying_in_doubt([&](fake_connection&) -> int {
         ++calls;
         throw storage_error(storage_category::unavailable, retry_advice::in_doubt, "lost");
     }),
@@ -105,7 +105,7 @@ TEST_CASE("connection pool: safe failures that break nothing and permanent ones 
     }),
                     storage_error);
     CHECK(calls == 1);
-    CHECK_THROWS_AS(p.pool.run_idempotent([&](fake_connection&) -> int {
+    CHECK_THROWS_AS(p.pool.run_retrying_in_doubt([&](fake_connection&) -> int {
         ++calls;
         throw storage_error(storage_category::missing_schema, "no table");
     }),

@@ -109,7 +109,7 @@ TEST_CASE("executor: a claim taken over while the body ran is reported, never ov
     CHECK(record->owner == usurper->owner);
 }
 
-TEST_CASE("executor: no claims store means no claim", "[executor][idempotency]") {
+TEST_CASE("executor: no idempotency store means no claim", "[executor][idempotency]") {
     claims_setup s;
     const auto r = s.executor.execute([](task_context& ctx) { CHECK_FALSE(ctx.claim()); }, s.config);
     CHECK(r.outcome == run_outcome::succeeded);

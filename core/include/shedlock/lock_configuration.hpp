@@ -21,9 +21,9 @@ inline constexpr std::chrono::milliseconds max_lock_at_most_for{3650LL * 86'400'
 void validate_lock_name(std::string_view name);
 
 /// Throws configuration_error unless 0 < at_most <= max_lock_at_most_for and
-/// 0 <= at_least <= at_most; `what` names the lock (or the operation) in the message.
+/// 0 <= minimum_hold <= at_most; `what` names the lock (or the operation) in the message.
 void validate_lock_durations(const std::string& what, std::chrono::milliseconds at_most,
-                             std::chrono::milliseconds at_least);
+                             std::chrono::milliseconds minimum_hold);
 
 /// The lock policy of one acquisition. Validated at construction, so an invalid policy is
 /// reported when the configuration is built, not at the first firing. Names starting with
@@ -36,7 +36,7 @@ void validate_lock_durations(const std::string& what, std::chrono::milliseconds 
 ///   the holder never finishes (it crashed, hung, lost its network). Must be > 0.
 /// - `lock_at_least_for`: the minimum hold. Unlock keeps the lock until
 ///   `locked_at + lock_at_least_for`, so a 100 ms task does not run again on an instance whose
-///   timer fired a few ms later. 0 <= at_least <= at_most.
+///   timer fired a few ms later. 0 <= minimum_hold <= at_most.
 class lock_configuration {
 public:
     lock_configuration(std::string name, std::chrono::milliseconds lock_at_most_for,

@@ -31,8 +31,8 @@ public:
     /// returns the new handle; empty when the lock expired or was taken over. Either way this
     /// handle becomes inactive. Throws lock_state_error when inactive; on storage_error the handle
     /// stays active (it can still be unlocked).
-    [[nodiscard]] std::optional<lock_handle> extend(std::chrono::milliseconds at_most,
-                                                    std::chrono::milliseconds at_least = std::chrono::milliseconds{0});
+    [[nodiscard]] std::optional<lock_handle> extend(
+        std::chrono::milliseconds at_most, std::chrono::milliseconds minimum_hold = std::chrono::milliseconds{0});
 
     bool active() const noexcept { return provider_ != nullptr; }
     const std::string& name() const noexcept { return lease_.name; }

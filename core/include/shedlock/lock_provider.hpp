@@ -23,16 +23,16 @@ class lock_handle;
 /// What a backend granted to one acquisition (or extension).
 struct lease {
     std::string name;
-    std::string owner;       ///< owner token written to `locked_by`
-    timestamp locked_at;     ///< as stored by the backend
-    timestamp lock_until;    ///< end of the lease, in the backend's time base
-    timestamp keep_until;    ///< unlock leaves the lock held until here (lock_at_least_for); for display
+    std::string owner;             ///< owner token written to `locked_by`
+    timestamp locked_at;           ///< as stored by the backend
+    timestamp lock_until;          ///< end of the lease, in the backend's time base
+    timestamp minimum_hold_until;  ///< unlock leaves the lock held until here (lock_at_least_for); for display
     std::optional<std::int64_t> fencing_token;  ///< empty when the backend has no counter
     /// The same minimum hold on clock().monotonic_now(), set by try_lock/extend once the backend
-    /// answered. Unlock hands the backend only what is left of it (remaining_hold), so a wall
-    /// clock stepped while the lock is held neither stretches the hold past lock_at_least_for
-    /// nor cuts it short.
-    monotonic_time keep_deadline{};
+    /// answered. Unlock hands the backend only what is left of it (remaining_minimum_hold), so a
+    /// wall clock stepped while the lock is held neither stretches the hold past
+    /// lock_at_least_for nor cuts it short.
+    monotonic_time minimum_hold_deadline{};
     /// The end of the lease on the same monotonic clock, counted from the backend's answer (so
     /// never before the backend's own lock_until). A minimum hold that ends after it (an extension
     /// shorter than what is left of lock_at_least_for) is the one case in which a release may
@@ -92,15 +92,15 @@ private:
     friend class lock_handle;
     /// Acquire with the given owner token; empty when the lock is live.
     virtual std::optional<lease> do_try_lock(const lock_configuration& config, const std::string& owner) = 0;
-    /// Release: `lock_until = min(lock_until, now + remaining_hold(held))` for the live record
-    /// owned by `held.owner` (without the min where hold_outlasts_lease(held)). A release never
-    /// lengthens a lease: one that arrives late (delayed in transit, retried after a timeout)
-    /// must not hold the lock past what the backend granted. A record owned by someone else is
-    /// left untouched.
+    /// Release: `lock_until = min(lock_until, now + remaining_minimum_hold(held))` for the live
+    /// record owned by `held.owner` (without the min where minimum_hold_outlasts_lease(held)). A
+    /// release never lengthens a lease: one that arrives late (delayed in transit, retried after a
+    /// timeout) must not hold the lock past what the backend granted. A record owned by someone
+    /// else is left untouched.
     virtual void do_unlock(const lease& held) = 0;
     /// If still owner and `lock_until > now`: `lock_until = now + at_most`. Empty otherwise.
     virtual std::optional<lease> do_extend(const lease& held, std::chrono::milliseconds at_most,
-                                           std::chrono::milliseconds at_least) = 0;
+                                           std::chrono::milliseconds minimum_hold) = 0;
 
     void report_error(const std::string& name, const std::exception& e) noexcept;
 
@@ -110,10 +110,12 @@ protected:
     void release_record(const lock_record& live, timestamp now);
     /// What is left of `held`'s minimum hold (lock_at_least_for), measured on the monotonic clock
     /// and rounded up; zero once it has passed. Never more than the lock_at_least_for granted.
-    std::chrono::milliseconds remaining_hold(const lease& held) const;
+    std::chrono::milliseconds remaining_minimum_hold(const lease& held) const;
     /// True when `held`'s minimum hold ends after its lease (an extension shorter than what was
     /// left of lock_at_least_for): only then may a release set lock_until past the stored value.
-    static bool hold_outlasts_lease(const lease& held) noexcept { return held.keep_deadline > held.lease_deadline; }
+    static bool minimum_hold_outlasts_lease(const lease& held) noexcept {
+        return held.minimum_hold_deadline > held.lease_deadline;
+    }
 
 private:
 

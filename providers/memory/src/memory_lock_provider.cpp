@@ -24,13 +24,13 @@ void memory_lock_provider::do_unlock(const lease& held) {
     const timestamp now = clock().now();
     // Only a live lease: an expired or force-released lock stays free (as on every backend).
     if (it == records_.end() || it->second.locked_by != held.owner || it->second.lock_until <= now) return;
-    const timestamp released_until = now + remaining_hold(held);
+    const timestamp released_until = now + remaining_minimum_hold(held);
     it->second.lock_until =
-        hold_outlasts_lease(held) ? released_until : std::min(it->second.lock_until, released_until);
+        minimum_hold_outlasts_lease(held) ? released_until : std::min(it->second.lock_until, released_until);
 }
 
 std::optional<lease> memory_lock_provider::do_extend(const lease& held, std::chrono::milliseconds at_most,
-                                                     std::chrono::milliseconds at_least) {
+                                                     std::chrono::milliseconds minimum_hold) {
     std::lock_guard guard(mutex_);
     const timestamp now = clock().now();
     auto it = records_.find(held.name);
@@ -39,7 +39,7 @@ std::optional<lease> memory_lock_provider::do_extend(const lease& held, std::chr
     it->second.lock_until = now + at_most;
     lease extended = held;
     extended.lock_until = it->second.lock_until;
-    extended.keep_until = now + at_least;
+    extended.minimum_hold_until = now + minimum_hold;
     return extended;
 }
 

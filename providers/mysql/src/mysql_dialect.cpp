@@ -60,9 +60,9 @@ public:
         const std::string owned = " WHERE " + q.name + " = ? AND " + q.locked_by + " = ? AND " + q.lock_until + " > ";
         if (o.db_time)
             return {set + released_until(q.lock_until, server_now_plus, o) + owned + server_now,
-                    {slot::keep_for_ms, slot::name, slot::owner}};
+                    {slot::remaining_minimum_hold_ms, slot::name, slot::owner}};
         return {set + released_until(q.lock_until, "?", o) + owned + "?",
-                {slot::unlock_until, slot::name, slot::owner, slot::now}};
+                {slot::minimum_hold_until, slot::name, slot::owner, slot::now}};
     }
 
     // Judged by rows MATCHED (the connection reports them for UPDATE): an extension that happens

@@ -87,8 +87,8 @@ public:
         const std::string until = released_until(q.lock_until, o.db_time ? server_now_plus(1) : ts(1), o);
         const std::string head = "UPDATE " + q.table + " SET " + q.lock_until + " = " + until + relaxed + " WHERE " +
                                  q.name + " = $2 AND " + q.locked_by + " = $3 AND " + q.lock_until + " > ";
-        if (o.db_time) return {head + server_now_exact, {slot::keep_for_ms, slot::name, slot::owner}};
-        return {head + ts(4), {slot::unlock_until, slot::name, slot::owner, slot::now}};
+        if (o.db_time) return {head + server_now_exact, {slot::remaining_minimum_hold_ms, slot::name, slot::owner}};
+        return {head + ts(4), {slot::minimum_hold_until, slot::name, slot::owner, slot::now}};
     }
 
     statement extend(const sql::lock_table& t, const statement_options& o) const override {

@@ -93,7 +93,7 @@ private:
         const std::vector<std::string_view> keys{record}, args{claim.owner, state, now, result};
         // Owner-checked, so safe twice: the pooled connection idled through the whole task and
         // may have been killed or timed out; losing the completion lets the work run again.
-        const auto reply = pool_->run_idempotent(
+        const auto reply = pool_->run_retrying_in_doubt(
             [&](detail::redis_connection& c) { return scripts_.run(c, detail::redis_script::finish, keys, args); });
         return reply->integer > 0 ? finish_status::finished : finish_status::claim_lost;
     }

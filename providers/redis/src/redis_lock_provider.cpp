@@ -43,7 +43,7 @@ private:
     std::optional<lease> do_try_lock(const lock_configuration& config, const std::string& owner) override;
     void do_unlock(const lease& held) override;
     std::optional<lease> do_extend(const lease& held, std::chrono::milliseconds at_most,
-                                   std::chrono::milliseconds at_least) override;
+                                   std::chrono::milliseconds minimum_hold) override;
 
     /// `past_lease` (unlock only): the release may set a TTL longer than the key's remaining one.
     std::int64_t run(redis_script script, const std::string& name, std::string_view owner, std::chrono::milliseconds ms,
@@ -75,7 +75,7 @@ std::int64_t redis_lock_provider::run(redis_script script, const std::string& na
     // Unlock and extend are owner-checked, so running one twice is harmless: a connection that
     // broke while it idled in the pool (a restart, a reset) gets one retry on a new one.
     if (script == redis_script::acquire) return pool_->run(call);
-    return pool_->run_idempotent(call);
+    return pool_->run_retrying_in_doubt(call);
 }
 
 std::optional<lease> redis_lock_provider::do_try_lock(const lock_configuration& config, const std::string& owner) {
@@ -91,16 +91,16 @@ void redis_lock_provider::do_unlock(const lease& held) {
     // The remaining minimum hold, measured on the client's monotonic clock, becomes a relative
     // TTL (never longer than the key's own, unless the hold outlasts the lease); 0 deletes the key.
     // A release re-sent after a timeout is then as harmless as one sent once.
-    run(redis_script::unlock, held.name, held.owner, remaining_hold(held), hold_outlasts_lease(held));
+    run(redis_script::unlock, held.name, held.owner, remaining_minimum_hold(held), minimum_hold_outlasts_lease(held));
 }
 
 std::optional<lease> redis_lock_provider::do_extend(const lease& held, std::chrono::milliseconds at_most,
-                                                    std::chrono::milliseconds at_least) {
+                                                    std::chrono::milliseconds minimum_hold) {
     const timestamp now = clock().now();
     if (run(redis_script::extend, held.name, held.owner, at_most) != 1) return std::nullopt;
     lease extended = held;
     extended.lock_until = now + at_most;
-    extended.keep_until = now + at_least;
+    extended.minimum_hold_until = now + minimum_hold;
     return extended;
 }
 

@@ -121,7 +121,8 @@ finish_status sql_idempotency_store::do_finish(const idempotency_claim& claim, s
     // Owner-checked, so safe twice: the pooled connection usually idled through the whole task
     // and may have died with a restart or a killed session; losing the completion would let the
     // work run again after claim_for.
-    const auto r = pool_.run_idempotent([&](sql_connection& c) { return c.execute(set_.text().finish, params); });
+    const auto r =
+        pool_.run_retrying_in_doubt([&](sql_connection& c) { return c.execute(set_.text().finish, params); });
     return r.affected_rows > 0 ? finish_status::finished : finish_status::claim_lost;
 }
 

@@ -21,9 +21,9 @@ struct slot_values {
     std::string_view owner;
     timestamp now{};
     timestamp lock_until{};
-    timestamp unlock_until{};
+    timestamp minimum_hold_until{};
     std::chrono::milliseconds at_most{0};
-    std::chrono::milliseconds keep_for{0};
+    std::chrono::milliseconds remaining_minimum_hold{0};
 };
 
 std::vector<sql_param> bind(const statement& stmt, const slot_values& v) {
@@ -35,9 +35,11 @@ std::vector<sql_param> bind(const statement& stmt, const slot_values& v) {
             case slot::owner: params.emplace_back(std::in_place_type<std::string>, v.owner); break;
             case slot::now: params.emplace_back(format_timestamp(v.now)); break;
             case slot::lock_until: params.emplace_back(format_timestamp(v.lock_until)); break;
-            case slot::unlock_until: params.emplace_back(format_timestamp(v.unlock_until)); break;
+            case slot::minimum_hold_until: params.emplace_back(format_timestamp(v.minimum_hold_until)); break;
             case slot::at_most_ms: params.emplace_back(std::int64_t{v.at_most.count()}); break;
-            case slot::keep_for_ms: params.emplace_back(std::int64_t{v.keep_for.count()}); break;
+            case slot::remaining_minimum_hold_ms:
+                params.emplace_back(std::int64_t{v.remaining_minimum_hold.count()});
+                break;
         }
     }
     return params;
@@ -119,25 +121,25 @@ void sql_lock_provider::do_unlock(const lease& held) {
     slot_values v{held.name, held.owner, clock().now(), {}, {}, {}, {}};
     // Relative to each clock's own now (the client's here, the server's in use_db_time
     // statements): a wall clock stepped since the acquisition changes neither.
-    v.keep_for = remaining_hold(held);
-    v.unlock_until = v.now + v.keep_for;
+    v.remaining_minimum_hold = remaining_minimum_hold(held);
+    v.minimum_hold_until = v.now + v.remaining_minimum_hold;
     // The unlock may commit asynchronously where the dialect allows it: if the server loses it
     // in a crash, the lock merely stays until its lock_until.
-    const statement& release = hold_outlasts_lease(held) ? unlock_past_lease_ : unlock_;
-    pool_.run_idempotent([&](sql_connection& c) { return c.execute_relaxed(release.sql, bind(release, v)); });
+    const statement& release = minimum_hold_outlasts_lease(held) ? unlock_past_lease_ : unlock_;
+    pool_.run_retrying_in_doubt([&](sql_connection& c) { return c.execute_relaxed(release.sql, bind(release, v)); });
 }
 
 std::optional<lease> sql_lock_provider::do_extend(const lease& held, std::chrono::milliseconds at_most,
-                                                  std::chrono::milliseconds at_least) {
+                                                  std::chrono::milliseconds minimum_hold) {
     slot_values v{held.name, held.owner, clock().now(), {}, {}, at_most, {}};
     v.lock_until = v.now + at_most;
     const auto result =
-        pool_.run_idempotent([&](sql_connection& c) { return c.execute(extend_.sql, bind(extend_, v)); });
+        pool_.run_retrying_in_doubt([&](sql_connection& c) { return c.execute(extend_.sql, bind(extend_, v)); });
     const bool by_rows = dialect_->acquire_reports() == acquire_result::returning_row;
     if (by_rows ? result.rows.empty() : result.affected_rows <= 0) return std::nullopt;
     lease extended = held;
     extended.lock_until = by_rows ? column_time(result.rows.front(), 0, v.lock_until) : v.lock_until;
-    extended.keep_until = v.now + at_least;
+    extended.minimum_hold_until = v.now + minimum_hold;
     return extended;
 }
 

@@ -53,9 +53,9 @@ public:
         const std::string owned = " WHERE " + q.name + " = ?2 AND " + q.locked_by + " = ?3 AND " + q.lock_until + " > ";
         if (o.db_time)
             return {set + released_until(q.lock_until, server_now_plus(1), o) + owned + server_now,
-                    {slot::keep_for_ms, slot::name, slot::owner}};
+                    {slot::remaining_minimum_hold_ms, slot::name, slot::owner}};
         return {set + released_until(q.lock_until, "?1", o) + owned + "?4",
-                {slot::unlock_until, slot::name, slot::owner, slot::now}};
+                {slot::minimum_hold_until, slot::name, slot::owner, slot::now}};
     }
 
     statement extend(const sql::lock_table& t, const statement_options& o) const override {

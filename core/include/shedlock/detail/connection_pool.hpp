@@ -45,13 +45,13 @@ public:
     using factory = std::function<std::unique_ptr<Connection>()>;
 
     /// A borrowed connection; goes back to the pool (or is dropped when broken) on destruction.
-    class lease {
+    class borrowed_connection {
     public:
-        explicit lease(connection_pool& pool) : pool_(&pool), connection_(pool.acquire(reused_)) {}
-        lease(lease&& other) noexcept
+        explicit borrowed_connection(connection_pool& pool) : pool_(&pool), connection_(pool.acquire(reused_)) {}
+        borrowed_connection(borrowed_connection&& other) noexcept
             : pool_(other.pool_), reused_(other.reused_), connection_(std::move(other.connection_)) {}
-        lease& operator=(lease&&) = delete;
-        ~lease() {
+        borrowed_connection& operator=(borrowed_connection&&) = delete;
+        ~borrowed_connection() {
             if (connection_) pool_->give_back(std::move(connection_), false);
         }
         Connection& operator*() const noexcept { return *connection_; }
@@ -78,12 +78,12 @@ public:
     connection_pool& operator=(const connection_pool&) = delete;
 
     /// A connection, waiting up to wait_timeout for a free one. Throws storage_error.
-    lease borrow() { return lease(*this); }
+    borrowed_connection borrow() { return borrowed_connection(*this); }
 
     /// Borrows a connection, calls fn(connection) and returns its result.
     template <typename Fn>
     auto run(Fn&& fn) {
-        lease borrowed(*this);
+        borrowed_connection borrowed(*this);
         try {
             return fn(*borrowed);
         } catch (...) {
@@ -102,7 +102,7 @@ public:
     template <typename Fn>
     auto run_retrying_safe(Fn&& fn) {
         {
-            lease borrowed(*this);
+            borrowed_connection borrowed(*this);
             try {
                 return fn(*borrowed);
             } catch (...) {
@@ -117,11 +117,11 @@ public:
     /// run_retrying_safe(fn) for a call that may run twice (the owner-checked unlock, extend and
     /// claim completion), which is run once more also when it is in doubt, if its connection had
     /// idled in the pool: its second run settles the first (the owner check matches nothing when
-    /// the first was applied, and the claims store reads the record to tell that apart).
+    /// the first was applied, and the idempotency store reads the record to tell that apart).
     template <typename Fn>
-    auto run_idempotent(Fn&& fn) {
+    auto run_retrying_in_doubt(Fn&& fn) {
         {
-            lease borrowed(*this);
+            borrowed_connection borrowed(*this);
             try {
                 return fn(*borrowed);
             } catch (...) {

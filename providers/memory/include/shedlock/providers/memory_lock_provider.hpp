@@ -33,7 +33,7 @@ private:
     std::optional<lease> do_try_lock(const lock_configuration& config, const std::string& owner) override;
     void do_unlock(const lease& held) override;
     std::optional<lease> do_extend(const lease& held, std::chrono::milliseconds at_most,
-                                   std::chrono::milliseconds at_least) override;
+                                   std::chrono::milliseconds minimum_hold) override;
 
     std::mutex mutex_;
     // Hashed: a scheduler burst looks up every lock twice, and a tree of long, similar names

@@ -33,11 +33,11 @@ public:
     shared_pool(connection_factory open, connection_pool::settings s, std::shared_ptr<connection_pool> session_pool = {})
         : pool_(session_pool ? std::move(session_pool) : std::make_shared<connection_pool>(std::move(open), std::move(s))) {}
 
-    connection_pool::lease borrow() { return pool_->borrow(); }
+    connection_pool::borrowed_connection borrow() { return pool_->borrow(); }
     template <typename Fn>
     auto run(Fn&& fn) { return pool_->run(std::forward<Fn>(fn)); }
     template <typename Fn>
-    auto run_idempotent(Fn&& fn) { return pool_->run_idempotent(std::forward<Fn>(fn)); }
+    auto run_retrying_in_doubt(Fn&& fn) { return pool_->run_retrying_in_doubt(std::forward<Fn>(fn)); }
     operator connection_pool&() noexcept { return *pool_; }
 
 private:

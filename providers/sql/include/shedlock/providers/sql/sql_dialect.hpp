@@ -112,13 +112,13 @@ struct catalog_query {
 
 /// Values a statement may bind; the dialect lists which ones, in placeholder order.
 enum class slot {
-    name,          ///< lock name
-    owner,         ///< owner token (locked_by)
-    now,           ///< client "now" as timestamp text
-    lock_until,    ///< client now + lock_at_most_for, as text
-    unlock_until,  ///< client max(now, keep_until), as text
-    at_most_ms,    ///< lock_at_most_for in ms (integer), for server-clock arithmetic
-    keep_for_ms,   ///< remaining lock_at_least_for in ms (>= 0), for server-clock arithmetic
+    name,                      ///< lock name
+    owner,                     ///< owner token (locked_by)
+    now,                       ///< client "now" as timestamp text
+    lock_until,                ///< client now + lock_at_most_for, as text
+    minimum_hold_until,        ///< client now + the remaining minimum hold, as text
+    at_most_ms,                ///< lock_at_most_for in ms (integer), for server-clock arithmetic
+    remaining_minimum_hold_ms, ///< remaining lock_at_least_for in ms (>= 0), for server-clock arithmetic
 };
 
 /// How the acquire statement reports success.
@@ -165,8 +165,8 @@ public:
     /// One atomic statement: insert if absent, take over if expired, else write nothing.
     virtual statement acquire(const lock_table& table, const statement_options& options) const = 0;
     virtual acquire_result acquire_reports() const { return acquire_result::returning_row; }
-    /// Owner-checked release to unlock_until (or server now + keep_for_ms), capped at the stored
-    /// lock_until (released_until()) unless options.hold_past_lease.
+    /// Owner-checked release to minimum_hold_until (or server now + remaining_minimum_hold_ms),
+    /// capped at the stored lock_until (released_until()) unless options.hold_past_lease.
     virtual statement unlock(const lock_table& table, const statement_options& options) const = 0;
     /// Owner-checked, live-only extension; reports a row (lock_until) or affected rows > 0.
     virtual statement extend(const lock_table& table, const statement_options& options) const = 0;

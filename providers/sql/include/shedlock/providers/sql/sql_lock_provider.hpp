@@ -21,8 +21,8 @@ struct sql_lock_options {
     bool create_schema_if_missing = false;   ///< create the table at start-up instead of failing
     std::size_t pool_size = 4;
     std::chrono::milliseconds pool_wait = std::chrono::seconds{5};
-    /// The backend session's one pool, shared with its run store and claims store; nullptr (an
-    /// application constructing the provider itself): a pool of its own.
+    /// The backend session's one pool, shared with its run store and idempotency store; nullptr
+    /// (an application constructing the provider itself): a pool of its own.
     std::shared_ptr<connection_pool> pool;
 };
 
@@ -65,7 +65,7 @@ private:
     std::optional<lease> do_try_lock(const lock_configuration& config, const std::string& owner) override;
     void do_unlock(const lease& held) override;
     std::optional<lease> do_extend(const lease& held, std::chrono::milliseconds at_most,
-                                   std::chrono::milliseconds at_least) override;
+                                   std::chrono::milliseconds minimum_hold) override;
 
     /// Describes the table and judges its columns (check_lock_columns); sets fencing_.
     void check_schema();
