@@ -83,3 +83,14 @@ SQL_SERVER_CASE("{name} retry advice: an append whose answer was lost is in doub
     CHECK(done->state == "done");
     CHECK(done->result == "the result");
 }
+
+SQL_SERVER_CASE("{name} retry advice: an acquire after {kill} of the idle sessions runs again on a new one", "[retry]") {
+    auto o = options_for("retry_acquire");
+    o.create_schema_if_missing = true;
+    auto provider = make_provider(o);
+    auto first = provider->try_lock({"before-kill", std::chrono::minutes{5}});
+    REQUIRE(first);
+    backend().kill_own_connections();  // the pooled session idles, killed: the acquire is never sent
+    auto second = provider->try_lock({"after-kill", std::chrono::minutes{5}});
+    CHECK(second);
+}

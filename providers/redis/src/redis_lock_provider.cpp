@@ -72,9 +72,11 @@ std::int64_t redis_lock_provider::run(redis_script script, const std::string& na
                                     lock_key + "\" written by something else?");
         return reply->integer;
     };
-    // Unlock and extend are owner-checked, so running one twice is harmless: a connection that
-    // broke while it idled in the pool (a restart, a reset) gets one retry on a new one.
-    if (script == redis_script::acquire) return pool_->run(call);
+    // A script that was never sent (its connection closed while it idled in the pool: a restart,
+    // CLIENT KILL, an idle timeout) is run once more on a new connection, the acquire included.
+    // Unlock and extend are owner-checked, so running one twice is harmless: they are also run
+    // again when in doubt on a connection that had idled.
+    if (script == redis_script::acquire) return pool_->run_retrying_safe(call);
     return pool_->run_retrying_in_doubt(call);
 }
 

@@ -5,6 +5,7 @@
 #include "redis_errors.hpp"
 #include "redis_test_support.hpp"
 #include "reply_dropping_proxy.hpp"
+#include "tcp_client_ports.hpp"
 
 #include <shedlock/error.hpp>
 #include <shedlock/providers/redis_run_store.hpp>
@@ -50,6 +51,25 @@ TEST_CASE("redis retry advice: a connection killed while idle fails safe before 
         CHECK(e.advice() == shedlock::retry_advice::safe);
         CHECK_THAT(e.what(), Catch::Matchers::Contains("not sent"));
     }
+}
+
+TEST_CASE("redis retry advice: an acquire after CLIENT KILL of the idle connections runs again on a new one",
+          "[redis][retry]") {
+    auto options = shedlock::test::redis_test_options();
+    options.prefix = shedlock::test::unique_prefix("retry-acquire");
+    auto provider = shedlock::providers::make_redis_lock_provider(options);
+    auto first = provider->try_lock({"before-kill", std::chrono::minutes{5}});
+    REQUIRE(first);
+    const auto ports = shedlock::test::tcp_client_ports(::getpid(), options.port);  // before the killer's own
+    REQUIRE_FALSE(ports.empty());
+    {
+        shedlock::test::raw_redis killer(options);
+        for (int port : ports)
+            CHECK(killer.text({"CLIENT", "KILL", "ADDR", options.host + ":" + std::to_string(port)}) == "1");
+    }
+    REQUIRE(shedlock::test::wait_until_closed(::getpid(), options.port, ports));
+    auto second = provider->try_lock({"after-kill", std::chrono::minutes{5}});  // never sent on the killed one
+    CHECK(second);
 }
 
 TEST_CASE("redis retry advice: an append whose answer was lost is in doubt and reported, never stored twice",

@@ -74,7 +74,7 @@ sql_lock_provider::sql_lock_provider(std::unique_ptr<sql_dialect> dialect, conne
 std::vector<described_column> sql_lock_provider::describe_table() {
     const catalog_query query = dialect_->describe_lock_table(table_);
     const std::vector<sql_param> params(query.params.begin(), query.params.end());
-    return described_columns(pool_.run([&](sql_connection& c) { return c.execute(query.sql, params); }));
+    return described_columns(pool_.run_retrying_safe([&](sql_connection& c) { return c.execute(query.sql, params); }));
 }
 
 std::string sql_lock_provider::missing_table_hint() const {
@@ -102,7 +102,7 @@ void sql_lock_provider::check_schema() {
 std::optional<lease> sql_lock_provider::do_try_lock(const lock_configuration& config, const std::string& owner) {
     slot_values v{config.name(), owner, clock().now(), {}, {}, config.lock_at_most_for(), {}};
     v.lock_until = v.now + config.lock_at_most_for();
-    const auto result = pool_.run([&](sql_connection& c) { return c.execute(acquire_.sql, bind(acquire_, v)); });
+    const auto result = pool_.run_retrying_safe([&](sql_connection& c) { return c.execute(acquire_.sql, bind(acquire_, v)); });
     lease granted{config.name(), owner, v.now, v.lock_until, v.now + config.lock_at_least_for(), std::nullopt};
     if (dialect_->acquire_reports() == acquire_result::affected_rows) {
         if (result.affected_rows <= 0) return std::nullopt;
@@ -184,7 +184,7 @@ lock_record read_record(const std::vector<std::optional<std::string>>& row, bool
 
 std::vector<lock_record> sql_lock_provider::list_locks() {
     const statement stmt = dialect_->list(table_, statement_options_());
-    const auto result = pool_.run([&](sql_connection& c) { return c.execute(stmt.sql, {}); });
+    const auto result = pool_.run_retrying_safe([&](sql_connection& c) { return c.execute(stmt.sql, {}); });
     std::vector<lock_record> records;
     records.reserve(result.rows.size());
     const auto q = dialect_->quoted(table_);
@@ -198,7 +198,7 @@ void sql_lock_provider::delete_records(const std::vector<std::string>& names) {
     const statement stmt = dialect_->delete_record(table_);
     for (const auto& name : names) {
         slot_values v{name, "", clock().now(), {}, {}, {}, {}};
-        pool_.run([&](sql_connection& c) { return c.execute(stmt.sql, bind(stmt, v)); });
+        pool_.run_retrying_safe([&](sql_connection& c) { return c.execute(stmt.sql, bind(stmt, v)); });
     }
 }
 
@@ -207,14 +207,14 @@ std::size_t sql_lock_provider::delete_expired_records(const std::vector<std::str
     std::size_t deleted = 0;
     for (const auto& name : names) {
         slot_values v{name, "", expired_by, {}, {}, {}, {}};
-        const auto result = pool_.run([&](sql_connection& c) { return c.execute(stmt.sql, bind(stmt, v)); });
+        const auto result = pool_.run_retrying_safe([&](sql_connection& c) { return c.execute(stmt.sql, bind(stmt, v)); });
         deleted += static_cast<std::size_t>(std::max<std::int64_t>(result.affected_rows, 0));
     }
     return deleted;
 }
 
 timestamp sql_lock_provider::server_now() {
-    const auto result = pool_.run([&](sql_connection& c) { return c.execute(dialect_->server_now_sql(), {}); });
+    const auto result = pool_.run_retrying_safe([&](sql_connection& c) { return c.execute(dialect_->server_now_sql(), {}); });
     if (result.rows.empty() || result.rows.front().empty() || !result.rows.front().front())
         throw storage_error(storage_category::invalid_data, dialect_->name() + " returned no server time");
     return parse_timestamp(*result.rows.front().front());

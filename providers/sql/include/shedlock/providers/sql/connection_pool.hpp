@@ -37,6 +37,8 @@ public:
     template <typename Fn>
     auto run(Fn&& fn) { return pool_->run(std::forward<Fn>(fn)); }
     template <typename Fn>
+    auto run_retrying_safe(Fn&& fn) { return pool_->run_retrying_safe(std::forward<Fn>(fn)); }
+    template <typename Fn>
     auto run_retrying_in_doubt(Fn&& fn) { return pool_->run_retrying_in_doubt(std::forward<Fn>(fn)); }
     operator connection_pool&() noexcept { return *pool_; }
 
