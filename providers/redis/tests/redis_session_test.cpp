@@ -1,16 +1,17 @@
 // One backend session, one pool: the lock provider, run store and idempotency store that a
 // session on a redis:// URI hands out share one redis_pool. Counted from this process's own
-// established TCP connections to the server (/proc/self/net/tcp*), not from the server's client
-// list, which other test programs running at the same time also fill.
+// established TCP connections to the server (its socket descriptors matched in /proc/<pid>/net/tcp*,
+// which lists the whole network namespace: other test programs running at the same time open and
+// close connections to the same server), not from the server's client list.
 #include "redis_test_support.hpp"
+#include "tcp_client_ports.hpp"
 
 #include <shedlock/backend_session.hpp>
 #include <shedlock/provider_registry.hpp>
 
 #include <catch2/catch.hpp>
 
-#include <fstream>
-#include <sstream>
+#include <unistd.h>
 
 namespace shedlock::providers {
 void register_redis_provider(provider_registry& registry);  // redis_registration.cpp
@@ -21,24 +22,8 @@ using std::chrono::milliseconds;
 
 namespace {
 
-/// This process's established TCP connections whose remote port is `port` (IPv4 and IPv6).
-int established_to(std::uint16_t port) {
-    int count = 0;
-    for (const char* table : {"/proc/self/net/tcp", "/proc/self/net/tcp6"}) {
-        std::ifstream in(table);
-        std::string line;
-        std::getline(in, line);  // header
-        while (std::getline(in, line)) {
-            std::istringstream fields(line);
-            std::string slot, local, remote, state;
-            fields >> slot >> local >> remote >> state;
-            const auto colon = remote.rfind(':');
-            if (state == "01" && colon != std::string::npos && std::stoul(remote.substr(colon + 1), nullptr, 16) == port)
-                ++count;
-        }
-    }
-    return count;
-}
+/// This process's established TCP connections to the server port `port`.
+int established_to(std::uint16_t port) { return static_cast<int>(test::tcp_client_ports(::getpid(), port).size()); }
 
 }  // namespace
 
