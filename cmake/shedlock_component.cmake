@@ -88,6 +88,30 @@ inline std::vector<std::string> @name@_schemes() { return {"@quoted@"}; }
   target_include_directories(shedlock_${name} PRIVATE $<BUILD_INTERFACE:${dir}>)
 endfunction()
 
+# shedlock_add_async_driver(<name> SOURCES ... [PRIVATE_LINK ...] [DEBIAN_DEPENDS ...]): the
+# non-blocking driver of provider <name> (docs/asio.md), called from the provider's own folder
+# after shedlock_register_provider. It becomes component shedlock::<name>_asio (linking
+# shedlock::asio and shedlock::<name>, whose private headers in src/ it may use) and defines
+#   void shedlock::providers::register_<name>_async_driver(shedlock::asio::async_registry&)
+# which the generated umbrella shedlock::asio_all (providers/all) calls. Without shedlock::asio
+# (SHEDLOCK_BUILD_ASIO off) it does nothing: the backend is then blocking only.
+function(shedlock_add_async_driver name)
+  if(NOT TARGET shedlock::asio)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "" "SOURCES;PRIVATE_LINK;DEBIAN_DEPENDS" ${ARGN})
+  shedlock_add_component(${name}_asio
+    SOURCES ${ARG_SOURCES}
+    PUBLIC_LINK shedlock::asio shedlock::${name}
+    PRIVATE_LINK ${ARG_PRIVATE_LINK}
+    REQUIRES asio ${name}
+    DEBIAN_DEPENDS ${ARG_DEBIAN_DEPENDS})
+  target_include_directories(shedlock_${name}_asio PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+  get_target_property(private_dirs shedlock_${name} INCLUDE_DIRECTORIES)
+  target_include_directories(shedlock_${name}_asio PRIVATE ${private_dirs})
+  set_property(GLOBAL APPEND PROPERTY SHEDLOCK_ASYNC_DRIVERS ${name})
+endfunction()
+
 # shedlock_switch(<variable> <found> <description> <hint>): reads the cache variable <variable>
 # (ON|OFF|AUTO, default AUTO) and sets <variable>_ENABLED in the caller: ON builds it or fails the
 # configure naming what is missing (<hint>), AUTO builds it when <found> is true, OFF never does.

@@ -45,7 +45,7 @@ chaos=(-DSHEDLOCK_BUILD_CHAOS=ON -DSHEDLOCK_BUILD_CLI=ON)
 [ -n "$sanitize" ] && chaos=()
 # Every provider ON: a missing client library fails the configure loudly instead of dropping tests.
 providers=(-DSHEDLOCK_PROVIDER_SQLITE=ON -DSHEDLOCK_PROVIDER_POSTGRES=ON -DSHEDLOCK_PROVIDER_MYSQL=ON -DSHEDLOCK_PROVIDER_REDIS=ON
-           -DSHEDLOCK_BUILD_SCHEDULER=ON -DSHEDLOCK_BUILD_CONFIG=ON)
+           -DSHEDLOCK_BUILD_SCHEDULER=ON -DSHEDLOCK_BUILD_CONFIG=ON -DSHEDLOCK_BUILD_ASIO=ON)
 # Unity build: CMake compiles each target's sources as a few combined files, so the heavy headers
 # (Catch2, Boost.Asio, libpqxx, CLI11) are parsed once per target instead of once per file: about
 # half the compile CPU time (fuzz targets: 110 s instead of 206 s of user+sys). A plain `cmake`

@@ -1,4 +1,5 @@
 #include <shedlock/error.hpp>
+#include <shedlock/lease_timing.hpp>
 #include <shedlock/lock_handle.hpp>
 
 #include <algorithm>
@@ -51,13 +52,7 @@ std::optional<lock_handle> lock_handle::extend(std::chrono::milliseconds at_most
         throw;
     }
     if (!extended) return std::nullopt;
-    // An extension never shortens the minimum hold promised at acquisition: a keep-alive that
-    // extends with a minimum_hold of 0 must still leave the lock held until locked_at +
-    // lock_at_least_for.
-    extended->minimum_hold_until = std::max(extended->minimum_hold_until, lease_.minimum_hold_until);
-    const monotonic_time answered = provider.clock().monotonic_now();
-    extended->minimum_hold_deadline = std::max(answered + minimum_hold, lease_.minimum_hold_deadline);
-    extended->lease_deadline = answered + at_most;
+    stamp_extended(*extended, lease_, at_most, minimum_hold, provider.clock());
     return lock_handle(provider, std::move(*extended));
 }
 

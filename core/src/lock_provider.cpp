@@ -1,4 +1,5 @@
 #include <shedlock/error.hpp>
+#include <shedlock/lease_timing.hpp>
 #include <shedlock/lock_provider.hpp>
 #include <shedlock/owner_token.hpp>
 
@@ -10,11 +11,7 @@ namespace shedlock {
 std::optional<lock_handle> lock_provider::try_lock(const lock_configuration& config) {
     auto granted = do_try_lock(config, make_owner_token());
     if (!granted) return std::nullopt;
-    // Counted from the answer, not the request: the hold then lasts at least lock_at_least_for
-    // from whenever the backend granted it.
-    const monotonic_time answered = clock().monotonic_now();
-    granted->minimum_hold_deadline = answered + config.lock_at_least_for();
-    granted->lease_deadline = answered + config.lock_at_most_for();
+    stamp_acquired(*granted, config, clock());
     return lock_handle(*this, std::move(*granted));
 }
 
@@ -23,8 +20,7 @@ void lock_provider::release_record(const lock_record& live, timestamp now) {
 }
 
 std::chrono::milliseconds lock_provider::remaining_minimum_hold(const lease& held) const {
-    const auto left = held.minimum_hold_deadline - clock().monotonic_now();
-    return std::max(std::chrono::ceil<std::chrono::milliseconds>(left), std::chrono::milliseconds{0});
+    return shedlock::remaining_minimum_hold(held, clock());
 }
 
 void lock_provider::set_error_handler(lock_error_handler handler) { error_handler_ = std::move(handler); }

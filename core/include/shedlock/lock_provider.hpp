@@ -19,6 +19,9 @@
 namespace shedlock {
 
 class lock_handle;
+namespace detail {
+struct lock_provider_access;
+}
 
 /// What a backend granted to one acquisition (or extension).
 struct lease {
@@ -90,6 +93,7 @@ protected:
 
 private:
     friend class lock_handle;
+    friend struct detail::lock_provider_access;  // adapters to the asynchronous interface
     /// Acquire with the given owner token; empty when the lock is live.
     virtual std::optional<lease> do_try_lock(const lock_configuration& config, const std::string& owner) = 0;
     /// Release: `lock_until = min(lock_until, now + remaining_minimum_hold(held))` for the live
@@ -113,9 +117,7 @@ protected:
     std::chrono::milliseconds remaining_minimum_hold(const lease& held) const;
     /// True when `held`'s minimum hold ends after its lease (an extension shorter than what was
     /// left of lock_at_least_for): only then may a release set lock_until past the stored value.
-    static bool minimum_hold_outlasts_lease(const lease& held) noexcept {
-        return held.minimum_hold_deadline > held.lease_deadline;
-    }
+    static bool minimum_hold_outlasts_lease(const lease& held) noexcept;
 
 private:
 
