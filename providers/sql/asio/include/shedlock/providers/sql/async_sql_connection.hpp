@@ -8,6 +8,7 @@
 #include <shedlock/asio/lock_service.hpp>
 #include <shedlock/providers/sql/sql_connection.hpp>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,8 +35,11 @@ public:
     virtual bool usable() const noexcept = 0;
 };
 
-/// Opens one connection without blocking: completes `done` once (never inside the call) with the
-/// connection or a storage_error (safe: nothing was sent).
-using async_connection_factory = std::function<void(asio::completion<std::unique_ptr<async_sql_connection>> done)>;
+/// Opens one connection on `executor` (the pool's strand: the connection does all its I/O and
+/// completes there) without blocking: completes `done` once, never inside the call, with the
+/// connection or a storage_error (safe: nothing was sent). Connecting is bounded by the URI's
+/// connect timeout.
+using async_connection_factory = std::function<void(asio::lock_service::executor_type executor,
+                                                    asio::completion<std::unique_ptr<async_sql_connection>> done)>;
 
 }  // namespace shedlock::providers::sql
