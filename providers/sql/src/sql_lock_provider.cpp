@@ -2,6 +2,7 @@
 #include "schema_creation.hpp"
 
 #include <shedlock/error.hpp>
+#include <shedlock/providers/sql/lock_calls.hpp>
 #include <shedlock/providers/sql/lock_statement_set.hpp>
 #include <shedlock/providers/sql/sql_lock_provider.hpp>
 #include <shedlock/utf8.hpp>
@@ -14,45 +15,10 @@
 namespace shedlock::providers::sql {
 namespace {
 
-/// Everything a statement may bind, computed once per call. Name and owner are views of the
-/// caller's strings: bind() copies each once, into the parameter that carries it.
-struct slot_values {
-    std::string_view name;
-    std::string_view owner;
-    timestamp now{};
-    timestamp lock_until{};
-    timestamp minimum_hold_until{};
-    std::chrono::milliseconds at_most{0};
-    std::chrono::milliseconds remaining_minimum_hold{0};
-};
-
-std::vector<sql_param> bind(const statement& stmt, const slot_values& v) {
-    std::vector<sql_param> params;
-    params.reserve(stmt.slots.size());
-    for (slot s : stmt.slots) {
-        switch (s) {
-            case slot::name: params.emplace_back(std::in_place_type<std::string>, v.name); break;
-            case slot::owner: params.emplace_back(std::in_place_type<std::string>, v.owner); break;
-            case slot::now: params.emplace_back(format_timestamp(v.now)); break;
-            case slot::lock_until: params.emplace_back(format_timestamp(v.lock_until)); break;
-            case slot::minimum_hold_until: params.emplace_back(format_timestamp(v.minimum_hold_until)); break;
-            case slot::at_most_ms: params.emplace_back(std::int64_t{v.at_most.count()}); break;
-            case slot::remaining_minimum_hold_ms:
-                params.emplace_back(std::int64_t{v.remaining_minimum_hold.count()});
-                break;
-        }
-    }
-    return params;
-}
-
 /// What makes one listed value unreadable (a message, never an exception's internal name).
 struct unreadable_value : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
-
-timestamp column_time(const std::vector<std::optional<std::string>>& row, std::size_t i, timestamp fallback) {
-    return i < row.size() && row[i] ? parse_timestamp(*row[i]) : fallback;
-}
 
 }  // namespace
 
@@ -100,29 +66,13 @@ void sql_lock_provider::check_schema() {
 }
 
 std::optional<lease> sql_lock_provider::do_try_lock(const lock_configuration& config, const std::string& owner) {
-    slot_values v{config.name(), owner, clock().now(), {}, {}, config.lock_at_most_for(), {}};
-    v.lock_until = v.now + config.lock_at_most_for();
+    const slot_values v = acquire_values(config, owner, clock().now());
     const auto result = pool_.run_retrying_safe([&](sql_connection& c) { return c.execute(acquire_.sql, bind(acquire_, v)); });
-    lease granted{config.name(), owner, v.now, v.lock_until, v.now + config.lock_at_least_for(), std::nullopt};
-    if (dialect_->acquire_reports() == acquire_result::affected_rows) {
-        if (result.affected_rows <= 0) return std::nullopt;
-        if (fencing_) granted.fencing_token = result.last_insert_id;
-        return granted;
-    }
-    if (result.rows.empty()) return std::nullopt;
-    const auto& row = result.rows.front();
-    granted.locked_at = column_time(row, 0, v.now);
-    granted.lock_until = column_time(row, 1, v.lock_until);
-    if (fencing_ && row.size() > 2 && row[2]) granted.fencing_token = std::stoll(*row[2]);
-    return granted;
+    return read_acquired(result, dialect_->acquire_reports(), fencing_, config, owner, v);
 }
 
 void sql_lock_provider::do_unlock(const lease& held) {
-    slot_values v{held.name, held.owner, clock().now(), {}, {}, {}, {}};
-    // Relative to each clock's own now (the client's here, the server's in use_db_time
-    // statements): a wall clock stepped since the acquisition changes neither.
-    v.remaining_minimum_hold = remaining_minimum_hold(held);
-    v.minimum_hold_until = v.now + v.remaining_minimum_hold;
+    const slot_values v = unlock_values(held, clock().now(), remaining_minimum_hold(held));
     // The unlock may commit asynchronously where the dialect allows it: if the server loses it
     // in a crash, the lock merely stays until its lock_until.
     const statement& release = minimum_hold_outlasts_lease(held) ? unlock_past_lease_ : unlock_;
@@ -131,17 +81,13 @@ void sql_lock_provider::do_unlock(const lease& held) {
 
 std::optional<lease> sql_lock_provider::do_extend(const lease& held, std::chrono::milliseconds at_most,
                                                   std::chrono::milliseconds minimum_hold) {
-    slot_values v{held.name, held.owner, clock().now(), {}, {}, at_most, {}};
-    v.lock_until = v.now + at_most;
+    const slot_values v = extend_values(held, clock().now(), at_most);
     const auto result =
         pool_.run_retrying_in_doubt([&](sql_connection& c) { return c.execute(extend_.sql, bind(extend_, v)); });
-    const bool by_rows = dialect_->acquire_reports() == acquire_result::returning_row;
-    if (by_rows ? result.rows.empty() : result.affected_rows <= 0) return std::nullopt;
-    lease extended = held;
-    extended.lock_until = by_rows ? column_time(result.rows.front(), 0, v.lock_until) : v.lock_until;
-    extended.minimum_hold_until = v.now + minimum_hold;
-    return extended;
+    return read_extended(result, dialect_->acquire_reports(), held, v, minimum_hold);
 }
+
+lock_statement_set sql_lock_provider::statements() const { return {*dialect_, table_, statement_options_()}; }
 
 namespace {
 

@@ -4,6 +4,7 @@
 
 #include <shedlock/lock_provider.hpp>
 #include <shedlock/providers/sql/connection_pool.hpp>
+#include <shedlock/providers/sql/lock_statement_set.hpp>
 #include <shedlock/providers/sql/sql_dialect.hpp>
 
 #include <memory>
@@ -59,6 +60,8 @@ public:
     timestamp server_now();
     std::optional<timestamp> server_time() override { return server_now(); }
     timestamp lock_time_now() override;
+    /// The statements this provider runs (for the asynchronous SQL lock service on its table).
+    lock_statement_set statements() const;
 
 private:
     void do_force_release(const lock_record& live, timestamp now) override { release_record(live, now); }
