@@ -1,0 +1,71 @@
+// The firings' registry and the task_signals.hpp functions bodies call.
+#include "firing_signals.hpp"
+
+#include <shedlock/asio/task_signals.hpp>
+#include <shedlock/error.hpp>
+
+#include <map>
+#include <mutex>
+
+namespace shedlock::asio {
+namespace detail {
+namespace {
+
+// Global, as task_context is: a body may call the signals from a blocking part on the pool.
+std::mutex registry_mutex;
+std::map<const task_context*, firing_state*>& registry() {
+    static std::map<const task_context*, firing_state*> firings;
+    return firings;
+}
+
+}  // namespace
+
+void firing_state::request_cancellation() {
+    context.request_cancellation();
+    cancelled.set();
+}
+
+void firing_state::mark_lost() {
+    lock_lost.store(true);
+    lost.set();
+    request_cancellation();
+}
+
+firing_registration::firing_registration(firing_state& firing) : firing_(firing) {
+    std::lock_guard lock(registry_mutex);
+    registry()[&firing_.context] = &firing_;
+}
+
+firing_registration::~firing_registration() {
+    std::lock_guard lock(registry_mutex);
+    registry().erase(&firing_.context);
+}
+
+firing_state& firing_of(const task_context& ctx) {
+    std::lock_guard lock(registry_mutex);
+    const auto found = registry().find(&ctx);
+    if (found == registry().end())
+        throw configuration_error("task context of lock \"" + ctx.lock_name() +
+                                  "\" is not one of a running shedlock::asio::scheduler firing; call the task "
+                                  "signals from the body that received the context, while it runs");
+    return *found->second;
+}
+
+}  // namespace detail
+
+boost::asio::awaitable<void> lease_lost(task_context& ctx) { co_await detail::firing_of(ctx).lost.wait(); }
+
+boost::asio::awaitable<void> cancellation_requested(task_context& ctx) {
+    co_await detail::firing_of(ctx).cancelled.wait();
+}
+
+boost::asio::awaitable<bool> sleep_for(task_context& ctx, std::chrono::steady_clock::duration duration) {
+    auto& cancelled = detail::firing_of(ctx).cancelled;
+    co_return !co_await cancelled.wait_until(std::chrono::steady_clock::now() + duration);
+}
+
+bool lock_lost(const task_context& ctx) { return detail::firing_of(ctx).lock_lost.load(); }
+
+std::optional<std::int64_t> fencing_token(const task_context& ctx) { return detail::firing_of(ctx).fencing_token; }
+
+}  // namespace shedlock::asio

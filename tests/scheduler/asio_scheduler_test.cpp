@@ -1,0 +1,269 @@
+// The scheduler on the application's executor (shedlock::asio::scheduler) on the memory provider
+// through pooled_lock_service, one thread running the io_context: ShedLock #5 (a suspended body
+// keeps its lock until it returns), blocking and coroutine bodies side by side, stop with grace,
+// the executor staying free while a blocking body runs, a lost lease waking the body.
+#include "asio_scheduler_support.hpp"
+#include "wait_for.hpp"
+
+#include <shedlock/asio/pooled_services.hpp>
+#include <shedlock/asio/scheduler.hpp>
+#include <shedlock/error.hpp>
+#include <shedlock/memory_idempotency_store.hpp>
+#include <shedlock/memory_run_store.hpp>
+#include <shedlock/providers/memory_lock_provider.hpp>
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <mutex>
+
+using namespace shedlock;
+using namespace std::chrono_literals;
+using boost::asio::awaitable;
+using boost::asio::use_awaitable;
+using shedlock::test::wait;
+using shedlock::test::wait_for;
+
+namespace {
+
+/// The application's io_context on one thread, the memory provider behind a pool, a run store.
+struct harness {
+    test::io_thread io;  // first: outlives everything that completes on it
+    std::shared_ptr<providers::memory_lock_provider> locks = std::make_shared<providers::memory_lock_provider>();
+    std::shared_ptr<asio::blocking_pool> pool = std::make_shared<asio::blocking_pool>(2);
+    asio::pooled_lock_service service{locks, io.executor(), pool};
+    memory_run_store runs;
+
+    std::optional<timestamp> lock_until(const std::string& name) {
+        for (const auto& record : locks->list_locks())
+            if (record.name == name) return record.lock_until;
+        return std::nullopt;
+    }
+    std::vector<run_record> records(const std::string& task) { return runs.last_runs(task, 100); }
+};
+
+}  // namespace
+
+TEST_CASE("asio scheduler: a suspended coroutine body keeps its lock until it returns (ShedLock #5)",
+          "[asio_scheduler]") {
+    harness h;
+    std::atomic<bool> started{false}, returned{false};
+    asio::scheduler s(h.io.executor(), h.service, h.runs);
+    s.add(asio::make_async_task("suspends", [&](task_context&) -> awaitable<void> {
+        started = true;
+        co_await wait(1500ms);  // ~7 keep-alive periods of 200 ms
+        returned = true;
+    }, fixed_rate(1h), lock_at_most_for(400ms), keep_alive()));
+    s.start();
+    REQUIRE(wait_for([&] { return started.load(); }, 3s));
+    const auto first_until = h.lock_until("suspends");
+    REQUIRE(first_until);
+    auto last_until = *first_until;
+    int probes = 0, intrusions = 0;
+    while (!returned.load()) {
+        // `returned` is set before the unlock: an acquisition after it is legitimate.
+        if (auto other = h.locks->try_lock({"suspends", 50ms}); other && !returned.load()) ++intrusions;
+        if (const auto until = h.lock_until("suspends")) last_until = std::max(last_until, *until);
+        ++probes;
+        std::this_thread::sleep_for(100ms);
+    }
+    CHECK(probes >= 5);
+    CHECK(intrusions == 0);
+    CHECK(last_until > *first_until + 300ms);  // extended by the keep-alive while the body slept
+    CHECK(wait_for([&] { return h.locks->try_lock({"suspends", 50ms}).has_value(); }, 2s));  // released after it
+    s.stop(2s);
+    const auto records = h.records("suspends");
+    REQUIRE(records.size() == 1);
+    CHECK(records[0].outcome == run_outcome::succeeded);
+    CHECK_FALSE(records[0].lock_lost);
+}
+
+TEST_CASE("asio scheduler: without keep-alive the same suspended body loses its lock", "[asio_scheduler]") {
+    harness h;
+    std::atomic<bool> started{false}, returned{false};
+    asio::scheduler s(h.io.executor(), h.service, h.runs);
+    s.add(asio::make_async_task("suspends", [&](task_context&) -> awaitable<void> {
+        started = true;
+        co_await wait(1000ms);
+        returned = true;
+    }, fixed_rate(1h), lock_at_most_for(300ms)));
+    s.start();
+    REQUIRE(wait_for([&] { return started.load(); }, 3s));
+    // Proves the test above can fail: the lease runs out under the body.
+    CHECK(wait_for([&] { return h.locks->try_lock({"suspends", 50ms}).has_value(); }, 2s));
+    CHECK(wait_for([&] { return returned.load(); }, 3s));
+    s.stop(2s);
+}
+
+TEST_CASE("asio scheduler: blocking and coroutine bodies in one scheduler", "[asio_scheduler]") {
+    harness h;
+    std::atomic<int> blocking_runs{0}, async_runs{0};
+    asio::scheduler s(h.io.executor(), h.service, h.runs);
+    s.add(make_task("blocking", [&](task_context&) {
+        std::this_thread::sleep_for(30ms);
+        ++blocking_runs;
+    }, fixed_rate(150ms), lock_at_most_for("PT1M")));
+    s.add(asio::make_async_task("coroutine", [&](task_context& ctx) -> awaitable<void> {
+        co_await wait(30ms);
+        ctx.count("ticks");
+        ++async_runs;
+    }, fixed_rate(150ms), lock_at_most_for("PT1M")));
+    s.start();
+    CHECK(wait_for([&] { return blocking_runs.load() >= 2 && async_runs.load() >= 2; }, 5s));
+    s.stop(2s);
+    CHECK(s.stats().firings >= 4);
+    for (const std::string task : {"blocking", "coroutine"}) {
+        const auto records = h.records(task);
+        REQUIRE(records.size() >= 2);
+        for (const auto& r : records) CHECK(r.outcome == run_outcome::succeeded);
+    }
+    CHECK(h.records("coroutine").front().counters.at("ticks") == 1);
+}
+
+TEST_CASE("asio scheduler: stop requests cancellation of a suspended body and waits for it", "[asio_scheduler]") {
+    harness h;
+    std::atomic<bool> started{false}, woke_cancelled{false}, flag_seen{false};
+    asio::scheduler s(h.io.executor(), h.service, h.runs);
+    s.add(asio::make_async_task("long", [&](task_context& ctx) -> awaitable<void> {
+        started = true;
+        const bool full = co_await asio::sleep_for(ctx, 30s);
+        woke_cancelled = !full;
+        flag_seen = ctx.cancellation_requested();
+    }, fixed_rate(1h), lock_at_most_for("PT1M")));
+    s.start();
+    REQUIRE(wait_for([&] { return started.load(); }, 3s));
+    CHECK_FALSE(h.locks->try_lock({"long", 50ms}).has_value());
+    s.stop(5s);
+    CHECK(woke_cancelled.load());
+    CHECK(flag_seen.load());
+    CHECK(h.locks->try_lock({"long", 50ms}).has_value());  // released before stop returned
+    const auto records = h.records("long");
+    REQUIRE(records.size() == 1);
+    CHECK(records[0].outcome == run_outcome::succeeded);
+    CHECK_FALSE(s.running());
+}
+
+TEST_CASE("asio scheduler: a body ignoring cancellation past the grace is reported and still awaited",
+          "[asio_scheduler]") {
+    harness h;
+    std::atomic<bool> started{false}, returned{false};
+    std::mutex warnings_mutex;
+    std::vector<std::string> warnings;
+    scheduler_options options;
+    options.warn = [&](const std::string& line) {
+        std::lock_guard lock(warnings_mutex);
+        warnings.push_back(line);
+    };
+    asio::scheduler s(h.io.executor(), h.service, h.runs, nullptr, options);
+    s.add(asio::make_async_task("stubborn", [&](task_context&) -> awaitable<void> {
+        started = true;
+        co_await wait(600ms);
+        returned = true;
+    }, fixed_rate(1h), lock_at_most_for("PT1M")));
+    s.start();
+    REQUIRE(wait_for([&] { return started.load(); }, 3s));
+    s.stop(50ms);
+    CHECK(returned.load());
+    CHECK(h.records("stubborn").size() == 1);
+    std::lock_guard lock(warnings_mutex);
+    REQUIRE(warnings.size() == 1);
+    CHECK_THAT(warnings[0], Catch::Contains("\"stubborn\" still running after the grace period"));
+}
+
+TEST_CASE("asio scheduler: a timer on the application's io_context keeps firing while a blocking body runs",
+          "[asio_scheduler]") {
+    harness h;
+    std::atomic<bool> in_body{false}, body_done{false};
+    std::atomic<int> ticks_during_body{0};
+    asio::scheduler s(h.io.executor(), h.service, h.runs);
+    s.add(make_task("blocking", [&](task_context&) {
+        in_body = true;
+        std::this_thread::sleep_for(1s);  // on the pool, never on the io_context's thread
+        in_body = false;
+        body_done = true;
+    }, fixed_rate(1h), lock_at_most_for("PT1M")));
+    boost::asio::steady_timer ticker(h.io.executor());
+    std::function<void()> tick = [&] {
+        ticker.expires_after(20ms);
+        ticker.async_wait([&](boost::system::error_code ec) {
+            if (ec || body_done.load()) return;
+            if (in_body.load()) ++ticks_during_body;
+            tick();
+        });
+    };
+    boost::asio::post(h.io.executor(), tick);
+    s.start();
+    REQUIRE(wait_for([&] { return body_done.load(); }, 5s));
+    s.stop(2s);
+    CHECK(ticks_during_body.load() >= 10);  // ~50 possible: the thread was never held by the body
+}
+
+TEST_CASE("asio scheduler: a lease taken over wakes the body awaiting lease_lost", "[asio_scheduler]") {
+    harness h;
+    std::atomic<bool> started{false}, woke{false}, lost_flag{false}, cancel_flag{false};
+    asio::scheduler s(h.io.executor(), h.service, h.runs);
+    s.add(asio::make_async_task("watched", [&](task_context& ctx) -> awaitable<void> {
+        started = true;
+        co_await asio::lease_lost(ctx);
+        woke = true;
+        lost_flag = asio::lock_lost(ctx);
+        cancel_flag = ctx.cancellation_requested();
+    }, fixed_rate(1h), lock_at_most_for(400ms), keep_alive()));
+    s.start();
+    REQUIRE(wait_for([&] { return started.load(); }, 3s));
+    CHECK_FALSE(woke.load());
+    REQUIRE(h.locks->force_release("watched"));  // an operator frees it ...
+    auto thief = h.locks->try_lock({"watched", 10s});  // ... and another owner takes it
+    REQUIRE(thief);
+    CHECK(wait_for([&] { return woke.load(); }, 3s));
+    CHECK(lost_flag.load());
+    CHECK(cancel_flag.load());
+    s.stop(2s);
+    const auto records = h.records("watched");
+    REQUIRE(records.size() == 1);
+    CHECK(records[0].lock_lost);
+    CHECK(h.locks->list_locks().at(0).locked_by == thief->lease().owner);  // the thief's lock was not released
+}
+
+TEST_CASE("asio scheduler: an idempotency key done before skips the body", "[asio_scheduler]") {
+    harness h;
+    auto store = std::make_shared<memory_idempotency_store>();
+    asio::pooled_claim_service claims(store, h.io.executor(), h.pool);
+    std::atomic<int> runs{0};
+    asio::scheduler s(h.io.executor(), h.service, h.runs, &claims);
+    s.add(asio::make_async_task("settle", [&](task_context& ctx) -> awaitable<void> {
+        ++runs;
+        ctx.set_result("attempt " + std::to_string(ctx.claim()->attempt));
+        co_return;
+    }, fixed_rate(100ms), lock_at_most_for("PT1M"), idempotency_key("settle:once")));
+    s.start();
+    REQUIRE(wait_for([&] { return h.records("settle").size() >= 3; }, 5s));
+    s.stop(2s);
+    CHECK(runs.load() == 1);
+    const auto records = h.records("settle");  // newest first
+    CHECK(records.back().outcome == run_outcome::succeeded);
+    CHECK(records.front().outcome == run_outcome::skipped_done);
+    CHECK(store->find("settle:once")->result == "attempt 1");
+}
+
+TEST_CASE("asio scheduler: validation as the blocking scheduler's start", "[asio_scheduler]") {
+    harness h;
+    asio::scheduler s(h.io.executor(), h.service, h.runs);
+    s.add(asio::make_async_task("no body", asio::async_task_body{}, fixed_rate(1s), lock_at_most_for("PT1M")));
+    s.add(asio::make_async_task("no lock time", [](task_context&) -> awaitable<void> { co_return; }, fixed_rate(1s)));
+    s.add(asio::make_async_task("keyed", [](task_context&) -> awaitable<void> { co_return; }, fixed_rate(1s),
+                                lock_at_most_for("PT1M"), idempotency_key("k")));
+    try {
+        s.start();
+        FAIL("start() accepted bad tasks");
+    } catch (const configuration_error& e) {
+        const std::string text = e.what();
+        CHECK_THAT(text, Catch::Contains("task \"no body\" (") && Catch::Contains("has no body"));
+        CHECK_THAT(text, Catch::Contains("has no lock_at_most_for"));
+        CHECK_THAT(text, Catch::Contains("but the scheduler has no claims store"));
+    }
+    CHECK_FALSE(s.running());
+}
