@@ -4,17 +4,25 @@
 # shedlock_test_support (scratch dirs, server control, the start-up race: tests/support/).
 
 # shedlock_test(<name> SOURCES ... LINK ... [LABELS ...] [ENVIRONMENT ...] [PREFIX ...] [RUN_SERIAL]
-#               [IN_PROCESS])
+#               [IN_PROCESS] [EXCLUDE_TAGS ...])
 # One Catch2 program; each TEST_CASE becomes its own ctest test named <prefix><case>.
 # RUN_SERIAL: its tests run with nothing beside them (timing that other tests' load would upset).
 # IN_PROCESS: the storage under test lives inside one process (memory), so the cases tagged
 # [processes] (separate processes contending) cannot apply: they are not registered, and a
 # disabled test "<prefix>multi-process cases: not applicable (in-process storage)" says so in
 # every ctest summary instead of a case that passes with no assertion.
+# EXCLUDE_TAGS: Catch2 tags (without brackets) whose cases this registration leaves out.
+# Called again for a program that exists (another PREFIX and ENVIRONMENT), it registers the
+# same program's cases once more without building it again.
 function(shedlock_test name)
-  cmake_parse_arguments(ARG "RUN_SERIAL;IN_PROCESS" "PREFIX" "SOURCES;LINK;LABELS;ENVIRONMENT" ${ARGN})
+  cmake_parse_arguments(ARG "RUN_SERIAL;IN_PROCESS" "PREFIX" "SOURCES;LINK;LABELS;ENVIRONMENT;EXCLUDE_TAGS" ${ARGN})
   list(APPEND ARG_ENVIRONMENT "SHEDLOCK_TEST_TMPDIR=${CMAKE_CURRENT_BINARY_DIR}/tmp")
-  if(NOT TARGET ${name})
+  set(extra_args --warn NoTests)
+  if(TARGET ${name})
+    # catch_discover_tests names its generated files after the target and a hash of the
+    # arguments: another run of the same program needs arguments of its own (a suite name).
+    list(APPEND extra_args --name "${ARG_PREFIX}")
+  else()
     add_executable(${name} ${ARG_SOURCES})
     target_link_libraries(${name} PRIVATE shedlock_test_main ${ARG_LINK})
     shedlock_warnings(${name})
@@ -33,20 +41,35 @@ function(shedlock_test name)
   # (a ';' in a TEST_CASE name splits it into a CMake list, and such cases silently never ran).
   # (A case without a single assertion fails in every program: tests/support/catch_main.cpp.)
   set(spec "")
+  set(excluded "")
+  foreach(tag IN LISTS ARG_EXCLUDE_TAGS)
+    string(APPEND excluded "~[${tag}]")
+  endforeach()
+  if(excluded)
+    set(spec TEST_SPEC "${excluded}")
+  endif()
   if(ARG_IN_PROCESS)
-    set(spec TEST_SPEC "~[processes]")
+    set(spec TEST_SPEC "~[processes]${excluded}")
     add_test(NAME "${ARG_PREFIX}multi-process cases: not applicable (in-process storage)" COMMAND ${name} "[processes]")
     set_tests_properties("${ARG_PREFIX}multi-process cases: not applicable (in-process storage)" PROPERTIES
       DISABLED TRUE LABELS "${labels}")
   endif()
-  catch_discover_tests(${name} TEST_PREFIX "${ARG_PREFIX}" ${spec} EXTRA_ARGS --warn NoTests
+  catch_discover_tests(${name} TEST_PREFIX "${ARG_PREFIX}" ${spec} EXTRA_ARGS ${extra_args}
     PROPERTIES LABELS "${labels}" ENVIRONMENT "${ARG_ENVIRONMENT}" RUN_SERIAL ${serial})
 endfunction()
 
 # A provider's conformance programs: the suite (whole archive) plus the backend definition, one
 # program per mode (the mode is compiled in, so each ctest name says what it ran).
+# With shedlock::asio, the same programs run the cases once more through the backend's
+# asynchronous interface (tests/conformance/async/, SHEDLOCK_CONFORMANCE_INTERFACE), as ctest
+# entries <program>_awaitable: and <program>_callbacks:, label `async`. The interface is
+# independent of the mode, so each interface runs on one mode only: use_awaitable on the first
+# (with the model test), callbacks on the second (the first when there is one; without the model
+# test, which awaitable already drives). DRIVER: the backend's non-blocking driver target
+# (shedlock::<name>_asio), linked with SHEDLOCK_TEST_ASYNC_DRIVER=1 so that its backend file
+# overrides make_async_service with it.
 function(shedlock_conformance_test name)
-  cmake_parse_arguments(ARG "IN_PROCESS" "" "SOURCES;LINK;LABELS;MODES" ${ARGN})
+  cmake_parse_arguments(ARG "IN_PROCESS" "DRIVER" "SOURCES;LINK;LABELS;MODES" ${ARGN})
   set(in_process "")
   if(ARG_IN_PROCESS)
     set(in_process IN_PROCESS)
@@ -63,8 +86,33 @@ function(shedlock_conformance_test name)
     target_compile_definitions(${target} PRIVATE SHEDLOCK_TEST_MODE_DEFAULT="${mode}")
     target_link_libraries(${target} PRIVATE shedlock_test_main
       "$<LINK_LIBRARY:WHOLE_ARCHIVE,shedlock_conformance>" ${ARG_LINK})
+    if(ARG_DRIVER AND TARGET ${ARG_DRIVER})
+      target_link_libraries(${target} PRIVATE ${ARG_DRIVER})
+      target_compile_definitions(${target} PRIVATE SHEDLOCK_TEST_ASYNC_DRIVER=1)
+    endif()
     shedlock_warnings(${target})
     shedlock_test(${target} LABELS "conformance;${ARG_LABELS}" ${in_process})
+  endforeach()
+  if(NOT TARGET shedlock::asio)
+    return()
+  endif()
+  list(GET ARG_MODES 0 awaitable_mode)
+  set(callbacks_mode ${awaitable_mode})
+  list(LENGTH ARG_MODES mode_count)
+  if(mode_count GREATER 1)
+    list(GET ARG_MODES 1 callbacks_mode)
+  endif()
+  foreach(interface awaitable callbacks)
+    set(target ${name})
+    if(NOT ${interface}_mode STREQUAL "default")
+      set(target ${name}_${${interface}_mode})
+    endif()
+    set(exclude "")
+    if(interface STREQUAL "callbacks")
+      set(exclude EXCLUDE_TAGS model)
+    endif()
+    shedlock_test(${target} PREFIX "${target}_${interface}: " LABELS "conformance;${ARG_LABELS};async"
+      ENVIRONMENT "SHEDLOCK_CONFORMANCE_INTERFACE=${interface}" ${in_process} ${exclude})
   endforeach()
 endfunction()
 
@@ -100,7 +148,7 @@ function(shedlock_provider_tests name)
     set(in_process IN_PROCESS)
   endif()
   shedlock_conformance_test(conformance_${name} SOURCES ${ARG_CONFORMANCE_SOURCES} LINK ${link}
-    LABELS ${ARG_LABELS} MODES ${ARG_MODES} ${in_process})
+    LABELS ${ARG_LABELS} MODES ${ARG_MODES} ${in_process} DRIVER shedlock::${name}_asio)
   if(NOT ARG_PROGRAM)
     set(ARG_PROGRAM ${name}_test)
   endif()

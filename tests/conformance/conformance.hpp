@@ -2,8 +2,15 @@
 // The provider conformance suite: one set of Catch2 test cases that every provider's test
 // program links (whole archive) and must pass. A provider's test program defines
 // shedlock::conformance::make_backend() and nothing else.
+//
+// SHEDLOCK_CONFORMANCE_INTERFACE=awaitable|callbacks runs the same cases through the backend's
+// asynchronous interface (make_async_service, tests/conformance/async/).
 
 #include <shedlock/lock_provider.hpp>
+
+#if SHEDLOCK_CONFORMANCE_ASYNC
+#include <shedlock/asio/lock_service.hpp>
+#endif
 
 #include <chrono>
 #include <memory>
@@ -32,6 +39,14 @@ public:
     virtual bool tokens_start_at_one() const { return true; }
     /// Whether delete_expired_records is supported (false: Redis, whose lock keys expire alone).
     virtual bool deletes_expired_records() const { return true; }
+#if SHEDLOCK_CONFORMANCE_ASYNC
+    /// The backend's asynchronous lock service on `clock`, its I/O and default completions on
+    /// `executor` (an io_context that one thread runs). Default: make_provider(clock) on a pool
+    /// (pooled_lock_service); a backend with a non-blocking driver returns that driver. Like
+    /// make_provider, called again in forked child processes.
+    virtual std::unique_ptr<asio::lock_service> make_async_service(const shedlock::clock& clock,
+                                                                   asio::lock_service::executor_type executor);
+#endif
 };
 
 /// Defined by each provider's test program.

@@ -1,5 +1,7 @@
 #include "suite_support.hpp"
 
+#include "async/async_interface.hpp"
+
 #include <unistd.h>
 
 #include <atomic>
@@ -8,7 +10,9 @@
 namespace shedlock::conformance {
 
 backend& current_backend() {
-    static std::unique_ptr<backend> instance = make_backend();
+    // The blocking provider, or its asynchronous service behind the same interface
+    // (SHEDLOCK_CONFORMANCE_INTERFACE): then every case runs through the token API.
+    static std::unique_ptr<backend> instance = with_interface(make_backend(), interface_from_env());
     return *instance;
 }
 
