@@ -5,7 +5,6 @@
 /// (outstanding work) until then, so that io_context::run() does not return under a pending
 /// lock call.
 
-#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/execution/outstanding_work.hpp>
@@ -16,17 +15,18 @@
 
 namespace shedlock::asio::detail {
 
-/// The executor `handler` completes on, holding outstanding work while the operation runs.
+/// The executor `handler` completes on, holding outstanding work while the operation runs. Its
+/// own type, not any_io_executor: some (use_future's) carry no execution context.
 template <typename Handler, typename Fallback>
-boost::asio::any_io_executor completion_executor(const Handler& handler, const Fallback& fallback) {
+auto completion_executor(const Handler& handler, const Fallback& fallback) {
     return boost::asio::prefer(boost::asio::get_associated_executor(handler, fallback),
                                boost::asio::execution::outstanding_work.tracked);
 }
 
 /// Calls `handler(args...)` on `ex`: inline when the caller already runs there (the service
 /// completed on the handler's own executor), queued otherwise.
-template <typename Handler, typename... Args>
-void deliver(boost::asio::any_io_executor ex, Handler&& handler, Args&&... args) {
+template <typename Executor, typename Handler, typename... Args>
+void deliver(const Executor& ex, Handler&& handler, Args&&... args) {
     boost::asio::dispatch(ex, [h = std::forward<Handler>(handler), ... a = std::forward<Args>(args)]() mutable {
         std::move(h)(std::move(a)...);
     });
@@ -34,8 +34,8 @@ void deliver(boost::asio::any_io_executor ex, Handler&& handler, Args&&... args)
 
 /// As deliver, but always queued: for results known before the operation started (a handle
 /// already used, a bad argument), which must not complete inside the initiating call.
-template <typename Handler, typename... Args>
-void deliver_later(boost::asio::any_io_executor ex, Handler&& handler, Args&&... args) {
+template <typename Executor, typename Handler, typename... Args>
+void deliver_later(const Executor& ex, Handler&& handler, Args&&... args) {
     boost::asio::post(ex, [h = std::forward<Handler>(handler), ... a = std::forward<Args>(args)]() mutable {
         std::move(h)(std::move(a)...);
     });
