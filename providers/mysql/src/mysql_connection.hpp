@@ -27,12 +27,8 @@ public:
     sql::sql_result execute(const std::string& sql, const std::vector<sql::sql_param>& params) override;
 
 private:
-    void configure(const mysql_options& options);
     void set_session(const mysql_options& options);
     sql::sql_result run_text(const std::string& sql);
-    /// Throws a safe-to-retry storage_error when the server closed the connection while it idled:
-    /// checked before each statement is sent, so a failure then is known not to have reached it.
-    void check_still_open();
 
     mysql_error_context context_;
     MYSQL* db_ = nullptr;

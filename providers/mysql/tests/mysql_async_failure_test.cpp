@@ -1,0 +1,151 @@
+// The non-blocking MariaDB connection when things go wrong: a killed session, a statement past
+// its timeout, a server that accepts TCP and never answers. Each failure carries the retry
+// advice of the blocking connection (mysql_errors.cpp) and never holds up the io_context.
+#include "fake_server.hpp"
+#include "mysql_async_helpers.hpp"
+
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
+#include <thread>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace shedlock::test::mysql_async {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+/// A timer on the same io_context: it must fire while a statement is in flight.
+struct probe {
+    explicit probe(boost::asio::io_context& io, milliseconds after) : timer(io) {
+        timer.expires_after(after);
+        timer.async_wait([this](const boost::system::error_code& e) {
+            if (!e) fired_at = steady_clock::now();
+        });
+    }
+    boost::asio::steady_timer timer;
+    std::optional<steady_clock::time_point> fired_at;
+};
+
+TEST_CASE("mysql async: KILL of an idle session fails the next statement as safe and a new connection works") {
+    boost::asio::io_context io;
+    auto c = connect(io);
+    const std::string id = single(run(io, *c, "SELECT CONNECTION_ID()"));
+    mysql_server::exec("KILL " + id);
+    std::this_thread::sleep_for(milliseconds(200));  // the server's goodbye reaches the socket
+    auto out = execute(io, *c, "SELECT ?", {std::int64_t{1}});
+    const auto e = out.error();
+    CHECK(e.category() == storage_category::unavailable);
+    CHECK(e.advice() == retry_advice::safe);  // checked before sending: it never reached the server
+    CHECK_FALSE(c->usable());
+    auto fresh = connect(io);
+    CHECK(single(run(io, *fresh, "SELECT ?", {std::int64_t{2}})) == "2");
+}
+
+TEST_CASE("mysql async: KILL during a statement fails it in doubt") {
+    boost::asio::io_context io;
+    auto c = connect(io);
+    const std::string id = single(run(io, *c, "SELECT CONNECTION_ID()"));
+    outcome<sql_result> out;
+    start_execute(*c, "SELECT SLEEP(?)", {std::int64_t{5}}, out);
+    std::thread killer([id] {
+        std::this_thread::sleep_for(milliseconds(300));
+        mysql_server::exec("KILL " + id);
+    });
+    io.restart();
+    io.run();
+    killer.join();
+    REQUIRE(out.completed);
+    const auto e = out.error();
+    CHECK(e.category() == storage_category::unavailable);
+    CHECK(e.advice() == retry_advice::in_doubt);
+    CHECK_FALSE(c->usable());
+    auto fresh = connect(io);
+    CHECK(single(run(io, *fresh, "SELECT 3")) == "3");
+}
+
+TEST_CASE("mysql async: the server stops a statement past statement_timeout while a timer fires") {
+    boost::asio::io_context io;
+    auto c = connect(io, options("statement_timeout=500ms"));
+    outcome<sql_result> out;
+    start_execute(*c, "SELECT SLEEP(5)", {}, out);
+    probe timer(io, milliseconds(100));
+    const auto started = steady_clock::now();
+    io.restart();
+    io.run();
+    REQUIRE(out.completed);
+    REQUIRE(timer.fired_at);
+    const auto e = out.error();
+    INFO(e.what());
+    CHECK(e.category() == storage_category::busy);  // max_statement_time: rolled back, safe
+    CHECK(e.advice() == retry_advice::safe);
+    CHECK(steady_clock::now() - started < std::chrono::seconds(5));  // not held until the sleep ended
+    CHECK(c->usable());
+}
+
+TEST_CASE("mysql async: a statement past its client deadline closes the connection in doubt while a timer fires") {
+    boost::asio::io_context io;
+    auto c = connect(io, options("statement_timeout=500ms"));
+    run(io, *c, "SET max_statement_time = 0");  // the server no longer stops it: our deadline must
+    outcome<sql_result> out;
+    start_execute(*c, "SELECT SLEEP(?)", {std::int64_t{5}}, out);
+    probe timer(io, milliseconds(200));
+    const auto started = steady_clock::now();
+    io.restart();
+    io.run();
+    REQUIRE(out.completed);
+    REQUIRE(timer.fired_at);
+    const auto e = out.error();
+    INFO(e.what());
+    CHECK(e.category() == storage_category::unavailable);
+    CHECK(e.advice() == retry_advice::in_doubt);
+    CHECK(std::string(e.what()).find("statement_timeout=500ms") != std::string::npos);
+    CHECK(steady_clock::now() - started < std::chrono::seconds(5));
+    CHECK_FALSE(c->usable());
+}
+
+TEST_CASE("mysql async: connecting to a listener that never answers fails within connect_timeout as safe") {
+    std::uint16_t port = 0;
+    const int listener = listen_on_loopback(port, "mysql_async_failure_test");  // never accepts, never answers
+    boost::asio::io_context io;
+    auto o = options("connect_timeout=700ms");
+    o.host = "127.0.0.1";
+    o.port = port;
+    outcome<std::unique_ptr<connection>> out;
+    start_connect(io, o, out);
+    probe timer(io, milliseconds(100));
+    const auto started = steady_clock::now();
+    io.run();
+    ::close(listener);
+    REQUIRE(out.completed);
+    REQUIRE(timer.fired_at);
+    const auto e = out.error();
+    INFO(e.what());
+    CHECK(e.category() == storage_category::unavailable);
+    CHECK(e.advice() == retry_advice::safe);
+    CHECK(std::string(e.what()).find("connect_timeout=700ms") != std::string::npos);
+    CHECK(steady_clock::now() - started < std::chrono::seconds(30));  // bounded, not the OS's TCP timeout
+    CHECK_FALSE(out.value);
+}
+
+TEST_CASE("mysql async: connecting to a closed port fails as safe") {
+    std::uint16_t port = 0;
+    ::close(listen_on_loopback(port, "mysql_async_failure_test"));  // nothing listens there now
+    boost::asio::io_context io;
+    auto o = options();
+    o.host = "127.0.0.1";
+    o.port = port;
+    outcome<std::unique_ptr<connection>> out;
+    start_connect(io, o, out);
+    io.run();
+    REQUIRE(out.completed);
+    const auto e = out.error();
+    CHECK(e.category() == storage_category::unavailable);
+    CHECK(e.advice() == retry_advice::safe);
+}
+
+}  // namespace
+}  // namespace shedlock::test::mysql_async
