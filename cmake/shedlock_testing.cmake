@@ -12,17 +12,18 @@
 # disabled test "<prefix>multi-process cases: not applicable (in-process storage)" says so in
 # every ctest summary instead of a case that passes with no assertion.
 # EXCLUDE_TAGS: Catch2 tags (without brackets) whose cases this registration leaves out.
-# Called again for a program that exists (another PREFIX and ENVIRONMENT), it registers the
-# same program's cases once more without building it again.
+# Called again with a PREFIX for a program that exists (and another ENVIRONMENT), it registers
+# the same program's cases once more without building it again.
 function(shedlock_test name)
   cmake_parse_arguments(ARG "RUN_SERIAL;IN_PROCESS" "PREFIX" "SOURCES;LINK;LABELS;ENVIRONMENT;EXCLUDE_TAGS" ${ARGN})
   list(APPEND ARG_ENVIRONMENT "SHEDLOCK_TEST_TMPDIR=${CMAKE_CURRENT_BINARY_DIR}/tmp")
   set(extra_args --warn NoTests)
-  if(TARGET ${name})
+  if(TARGET ${name} AND ARG_PREFIX)
     # catch_discover_tests names its generated files after the target and a hash of the
     # arguments: another run of the same program needs arguments of its own (a suite name).
     list(APPEND extra_args --name "${ARG_PREFIX}")
-  else()
+  endif()
+  if(NOT TARGET ${name})
     add_executable(${name} ${ARG_SOURCES})
     target_link_libraries(${name} PRIVATE shedlock_test_main ${ARG_LINK})
     shedlock_warnings(${name})
