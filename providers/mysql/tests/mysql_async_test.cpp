@@ -101,5 +101,21 @@ TEST_CASE("mysql async: 64 statements queued over 4 connections all complete on 
     for (const auto& c : pool) CHECK(c->usable());
 }
 
+TEST_CASE("mysql async: TLS as ssl_mode demands, the handshake without blocking") {
+    const std::string dir = required_env("SHEDLOCK_TEST_MARIADB_TLS_DIR", "providers/mysql/server.sh");
+    boost::asio::io_context io;
+    auto c = connect(io, options("ssl_mode=VERIFY_CA&ssl_ca=" + dir + "/ca.crt"));
+    const auto r = run(io, *c, "SHOW SESSION STATUS LIKE 'Ssl_cipher'");
+    REQUIRE(r.rows.size() == 1);
+    CHECK_FALSE(r.rows[0].at(1).value_or("").empty());
+    CHECK(single(run(io, *c, "SELECT ?", {std::string("over TLS")})) == "over TLS");
+    // A CA that did not sign the server's certificate: refused, as the blocking connection does.
+    outcome<std::unique_ptr<connection>> refused;
+    start_connect(io, options("ssl_mode=VERIFY_CA&ssl_ca=" + dir + "/other-ca.crt"), refused);
+    io.restart();
+    io.run();
+    CHECK(refused.error().category() == storage_category::access_denied);
+}
+
 }  // namespace
 }  // namespace shedlock::test::mysql_async

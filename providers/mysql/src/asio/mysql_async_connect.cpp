@@ -42,6 +42,7 @@ void mysql_async_session::close() noexcept {
     op_.reset();
     io_timer_.cancel();
     deadline_.cancel();
+    ++deadline_id_;
     if (socket_.is_open()) socket_.release();  // the connector closes its own socket
     // A call left suspended or a broken stream: shut the socket first, so that mysql_close's
     // goodbye cannot wait on it. mysql_close detaches the prepared statements (no COM_STMT_CLOSE
@@ -72,6 +73,7 @@ void mysql_async_session::connect(asio::void_completion done) {
 void mysql_async_session::connected() {
     connecting_ = false;
     deadline_.cancel();
+    ++deadline_id_;
     if (timed_out_) return fail_connect(connect_timed_out(context_, options_.connect_timeout));
     if (!connect_ret_) {
         return fail_connect(failure_of(mysql_errno(db_), mysql_error(db_), mysql_stage::connecting));

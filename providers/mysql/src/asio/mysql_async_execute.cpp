@@ -120,6 +120,7 @@ void mysql_async_session::stored() {
 
 void mysql_async_session::complete(std::exception_ptr failure, sql::sql_result result) {
     deadline_.cancel();
+    ++deadline_id_;
     auto op = std::move(op_);
     boost::asio::post(executor_, [done = std::move(op->done), failure, result = std::move(result)]() mutable {
         done(failure, std::move(result));

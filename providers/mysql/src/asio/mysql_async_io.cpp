@@ -86,8 +86,10 @@ void mysql_async_session::start_deadline(std::chrono::milliseconds limit) {
     timed_out_ = false;
     abort_rounds_ = 0;
     deadline_.expires_after(limit);
-    deadline_.async_wait([self = shared_from_this()](const boost::system::error_code& e) {
-        if (!e) self->on_deadline();
+    // An expiry already queued when its operation finished must not hit the next one: the id
+    // says which operation a wake-up belongs to.
+    deadline_.async_wait([self = shared_from_this(), id = ++deadline_id_](const boost::system::error_code& e) {
+        if (!e && id == self->deadline_id_) self->on_deadline();
     });
 }
 

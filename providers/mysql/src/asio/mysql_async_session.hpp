@@ -95,6 +95,7 @@ private:
     resume_fn resume_;
     then_fn finished_;
     std::uint64_t generation_ = 0;  // the current wait; older wake-ups are ignored
+    std::uint64_t deadline_id_ = 0;  // the operation the deadline timer runs for
     int waiting_ = 0;               // the events the connector waits for (0: not waiting)
     bool connecting_ = false;       // the socket may change between waits (address after address)
     bool timed_out_ = false;        // our deadline passed: the operation is being wound up
