@@ -1,4 +1,5 @@
 #include "postgres_connection.hpp"
+#include "postgres_error.hpp"
 #include "socket_deadline.hpp"
 
 #include <shedlock/error.hpp>
@@ -23,42 +24,6 @@ std::string quoted(const std::string& value) {
     return out + "'";
 }
 
-storage_category category_of_state(const std::string& state) {
-    if (state == "42P01" || state == "42703" || state == "3F000") return storage_category::missing_schema;
-    if (state.rfind("28", 0) == 0 || state == "42501") return storage_category::access_denied;
-    if (state.rfind("08", 0) == 0 || state.rfind("57P", 0) == 0) return storage_category::unavailable;
-    if (state == "40001" || state == "40P01") return storage_category::conflict;  // serialization, deadlock
-    if (state == "57014" || state.rfind("40", 0) == 0 || state.rfind("55P", 0) == 0) return storage_category::busy;
-    return storage_category::other;
-}
-
-/// A statement the server failed: refused or rolled back (busy, conflict) is safe to run again;
-/// a session that ended during it (08*, 57P*) may have committed it before the answer was lost.
-retry_advice advice_of_state(storage_category category, bool sent) {
-    if (category == storage_category::unavailable) return sent ? retry_advice::in_doubt : retry_advice::safe;
-    return default_retry_advice(category);
-}
-
-std::string doubt_clause(retry_advice advice) {
-    return advice == retry_advice::in_doubt ? std::string("; ") + may_have_been_applied : std::string();
-}
-
-/// A certificate was refused, or TLS was required and not offered: no retry will help.
-bool is_tls_failure(const std::string& message) {
-    return message.find("certificate") != std::string::npos || message.find("does not support SSL") != std::string::npos ||
-           message.find("SSL error: tlsv1 alert") != std::string::npos;
-}
-
-storage_category category_of_connect_failure(const std::string& message) {
-    if (is_tls_failure(message)) return storage_category::access_denied;
-    if (message.find("authentication failed") != std::string::npos ||
-        message.find("no password supplied") != std::string::npos ||
-        message.find("no pg_hba.conf entry") != std::string::npos)
-        return storage_category::access_denied;
-    if (message.find("does not exist") != std::string::npos) return storage_category::other;
-    return storage_category::unavailable;
-}
-
 /// TCP keepalive and tcp_user_timeout: a peer that vanished (host down, network cut) is noticed
 /// by the kernel within about connect_timeout, also while a pooled connection sits idle. A peer
 /// that still acknowledges TCP but never answers is the client-side deadline's (socket_deadline).
@@ -68,12 +33,6 @@ std::string tcp_liveness(const postgres_options& o) {
     return " keepalives=1 keepalives_idle=" + std::to_string(seconds) + " keepalives_interval=" +
            std::to_string(probe_every) + " keepalives_count=3 tcp_user_timeout=" +
            std::to_string(std::chrono::milliseconds(o.connect_timeout).count() + 1000 * seconds);
-}
-
-std::string seconds_text(std::chrono::milliseconds d) {
-    auto text = std::to_string(d.count() / 1000);
-    if (const auto ms = d.count() % 1000) text += "." + std::to_string(1000 + ms).substr(1);
-    return text + " s";
 }
 
 }  // namespace
@@ -93,34 +52,13 @@ std::string postgres_conninfo(const postgres_options& o) {
 }
 
 void throw_postgres_error(const std::exception& e, const std::string& shown, bool sent) {
-    std::string message = e.what();
-    while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
-    const std::string prefix = "PostgreSQL " + shown + ": ";
-    if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&e)) {
-        const auto category = category_of_state(sql->sqlstate());
-        const auto advice = advice_of_state(category, sent);
-        throw storage_error(category, advice,
-                            prefix + message + (sql->sqlstate().empty() ? "" : " [SQLSTATE " + sql->sqlstate() + "]") +
-                                doubt_clause(advice));
-    }
-    if (dynamic_cast<const pqxx::broken_connection*>(&e)) {
-        const auto category = category_of_connect_failure(message);
-        std::string hint;
-        if (category == storage_category::access_denied)
-            hint = is_tls_failure(message) ? "; check sslmode, sslrootcert (the CA that signed the server's certificate), "
-                                             "sslcert and sslkey"
-                                           : "; check the user and password";
-        if (category == storage_category::unavailable) hint = "; is the server running and reachable?";
-        const auto advice = category != storage_category::unavailable ? retry_advice::permanent
-                            : sent                                     ? retry_advice::in_doubt
-                                                                       : retry_advice::safe;
-        throw storage_error(category, advice, prefix + message + hint + doubt_clause(advice));
-    }
-    if (dynamic_cast<const pqxx::in_doubt_error*>(&e) || dynamic_cast<const pqxx::failure*>(&e)) {
-        const auto advice = sent ? retry_advice::in_doubt : retry_advice::safe;
-        throw storage_error(storage_category::unavailable, advice, prefix + message + doubt_clause(advice));
-    }
-    throw storage_error(storage_category::other, retry_advice::permanent, prefix + message);
+    if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&e))
+        throw postgres_error(postgres_failure::refused, e.what(), sql->sqlstate(), shown, sent);
+    if (dynamic_cast<const pqxx::broken_connection*>(&e))
+        throw postgres_error(postgres_failure::connection, e.what(), "", shown, sent);
+    if (dynamic_cast<const pqxx::in_doubt_error*>(&e) || dynamic_cast<const pqxx::failure*>(&e))
+        throw postgres_error(postgres_failure::lost, e.what(), "", shown, sent);
+    throw postgres_error(postgres_failure::other, e.what(), "", shown, sent);
 }
 
 postgres_connection::postgres_connection(const postgres_options& options)
@@ -151,10 +89,7 @@ pqxx::result postgres_connection::run_before_deadline(const std::string& sql, co
                               : autocommit.exec_prepared(prepared_name(sql), pqxx::prepare::make_dynamic_params(values));
     } catch (const std::exception&) {
         if (!deadline.expired()) throw;
-        throw storage_error(storage_category::unavailable, retry_advice::in_doubt,
-                            "PostgreSQL " + shown_ + ": no answer within " + seconds_text(answer_within_) +
-                                " (statement_timeout + connect_timeout); the connection was closed. Is the server "
-                                "stopped or overloaded, or the network silent? " + may_have_been_applied);
+        throw postgres_no_answer(shown_, answer_within_);
     }
 }
 

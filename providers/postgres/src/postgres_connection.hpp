@@ -1,6 +1,8 @@
 #pragma once
 // An sql_connection over one libpqxx connection (private: libpqxx stays out of public headers).
 
+#include "postgres_conninfo.hpp"
+
 #include <shedlock/providers/postgres_lock_provider.hpp>
 
 #include <pqxx/connection>
@@ -11,10 +13,6 @@
 #include <string>
 
 namespace shedlock::providers::detail {
-
-/// The libpq connection string for `options` (values quoted; includes the password, so it is
-/// never shown anywhere). Sessions get DateStyle ISO and the statement timeout.
-std::string postgres_conninfo(const postgres_options& options);
 
 /// Maps a libpqxx/libpq failure to a storage_error whose message names the server as `shown`
 /// (a URI without password). libpq's own text is kept whole: it never contains the password

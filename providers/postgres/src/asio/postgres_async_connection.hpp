@@ -1,0 +1,59 @@
+#pragma once
+// The non-blocking PostgreSQL connection: libpq's asynchronous API on an Asio executor
+// (private: libpq stays out of public headers).
+
+#include "postgres_link.hpp"
+
+#include <shedlock/providers/postgres_lock_provider.hpp>
+#include <shedlock/providers/sql/async_sql_connection.hpp>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace shedlock::providers::detail {
+
+/// What a connection and its statement in flight share.
+struct postgres_session {
+    std::shared_ptr<postgres_link> link;
+    std::string shown;                        // the server as a URI without password
+    std::chrono::milliseconds answer_within;  // statement_timeout + connect_timeout, as the blocking deadline
+    std::map<std::string, std::string, std::less<>> prepared;  // sql text -> statement name
+    bool broken = false;
+};
+
+/// Runs one statement on `session` (posted: completes `done` later, on the link's executor).
+/// Statements with parameters are prepared once per connection and text, as the blocking
+/// connection does (libpqxx named prepares): the server parses and plans each lock statement
+/// once instead of on every call, the first call costs one extra round trip. Parameterless ones
+/// (probes, DDL) run as simple queries, also as the blocking connection runs them.
+void run_postgres_statement(std::shared_ptr<postgres_session> session, std::string sql,
+                            std::vector<std::string> values, asio::completion<sql::sql_result> done);
+
+class postgres_async_connection final : public sql::async_sql_connection {
+public:
+    explicit postgres_async_connection(std::shared_ptr<postgres_session> session) : session_(std::move(session)) {}
+    ~postgres_async_connection() override { session_->link->close(); }
+
+    /// `relaxed` changes nothing here, as in the blocking postgres_connection: the PostgreSQL
+    /// dialect puts `set_config('synchronous_commit', 'off', true)` into the unlock statement
+    /// itself, so one statement is one round trip either way.
+    void async_execute(const std::string& sql, std::vector<sql::sql_param> params, bool relaxed,
+                       asio::completion<sql::sql_result> done) override;
+    bool usable() const noexcept override { return !session_->broken && session_->link->open(); }
+
+private:
+    std::shared_ptr<postgres_session> session_;
+};
+
+/// Connects to `options`' server without blocking the executor: PQconnectStart and PQconnectPoll
+/// driven by the socket's readiness, bounded by connect_timeout (libpq ignores its own
+/// connect_timeout in this mode). Completes `done` later, on `executor`, with the connection or
+/// a storage_error (advice safe or permanent: nothing was sent).
+/// The host name is resolved inside PQconnectStart (getaddrinfo blocks briefly); an IP address
+/// or /etc/hosts name, the usual case, costs nothing.
+void postgres_async_connect(boost::asio::any_io_executor executor, const postgres_options& options,
+                            asio::completion<std::unique_ptr<sql::async_sql_connection>> done);
+
+}  // namespace shedlock::providers::detail

@@ -1,0 +1,211 @@
+// One statement on a non-blocking connection: idle check, (prepare,) send, flush, read every
+// result; a client-side deadline closes a connection whose server stopped answering.
+#include "../postgres_error.hpp"
+#include "postgres_async_connection.hpp"
+
+#include <boost/asio/error.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <poll.h>
+
+namespace shedlock::providers::detail {
+namespace {
+
+struct pg_result_free {
+    void operator()(PGresult* r) const noexcept { PQclear(r); }
+};
+using pg_result_ptr = std::unique_ptr<PGresult, pg_result_free>;
+
+sql::sql_result rows_of(const PGresult* r) {
+    sql::sql_result out;
+    if (!r) return out;
+    const char* affected = PQcmdTuples(const_cast<PGresult*>(r));
+    out.affected_rows = affected && *affected ? std::stoll(affected) : 0;
+    const int rows = PQntuples(r), columns = PQnfields(r);
+    out.rows.reserve(static_cast<std::size_t>(rows));
+    for (int i = 0; i < rows; ++i) {
+        auto& row = out.rows.emplace_back();
+        row.reserve(static_cast<std::size_t>(columns));
+        for (int c = 0; c < columns; ++c)
+            row.push_back(PQgetisnull(r, i, c) ? std::nullopt : std::optional<std::string>(PQgetvalue(r, i, c)));
+    }
+    return out;
+}
+
+class statement_run : public std::enable_shared_from_this<statement_run> {
+public:
+    statement_run(std::shared_ptr<postgres_session> s, std::string sql, std::vector<std::string> values,
+                  asio::completion<sql::sql_result> done)
+        : session_(std::move(s)), sql_(std::move(sql)), values_(std::move(values)), done_(std::move(done)),
+          deadline_(session_->link->executor()) {}
+
+    void start() {
+        if (!idle_and_open()) return;
+        deadline_.expires_after(session_->answer_within);
+        deadline_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+            if (ec || self->finished_) return;
+            self->session_->broken = true;
+            self->session_->link->close();
+            self->fail(std::make_exception_ptr(postgres_no_answer(self->session_->shown, self->session_->answer_within)));
+        });
+        const auto known = session_->prepared.find(sql_);
+        preparing_ = !values_.empty() && known == session_->prepared.end();
+        name_ = values_.empty()                ? std::string()
+                : known != session_->prepared.end() ? known->second
+                                                    : "shedlock_" + std::to_string(session_->prepared.size());
+        send();
+    }
+
+private:
+    PGconn* conn() const { return session_->link->get(); }
+
+    /// Like the blocking connection's check: a connection the server closed while it idled
+    /// (restart, terminated session) fails safe here, before anything is sent. A notice that came
+    /// meanwhile (the FATAL of a terminated session is one) is dropped.
+    bool idle_and_open() {
+        if (!session_->link->open()) return fail_unsent("the connection is closed");
+        pollfd idle{PQsocket(conn()), POLLIN, 0};
+        for (int round = 0; round < 4 && idle.fd >= 0 && ::poll(&idle, 1, 0) > 0; ++round) {
+            if (!PQconsumeInput(conn())) return fail_unsent(closed_while_idle());
+            while (PGnotify* n = PQnotifies(conn())) PQfreemem(n);
+        }
+        if (PQstatus(conn()) == CONNECTION_BAD) return fail_unsent(closed_while_idle());
+        return true;
+    }
+
+    std::string closed_while_idle() const {
+        std::string why = PQerrorMessage(conn());
+        while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+        return "the connection was closed while it idled (" + why + ")";
+    }
+
+    bool fail_unsent(const std::string& why) {
+        session_->broken = true;
+        session_->link->close();
+        fail(std::make_exception_ptr(storage_error(storage_category::unavailable, retry_advice::safe,
+                                                   "PostgreSQL " + session_->shown + ": " + why +
+                                                       "; the statement was not sent")));
+        return false;
+    }
+
+    void send() {
+        std::vector<const char*> values;
+        values.reserve(values_.size());
+        for (const auto& v : values_) values.push_back(v.c_str());
+        const int n = static_cast<int>(values.size());
+        sent_ = !preparing_;  // a Parse alone applies nothing
+        const int ok = preparing_        ? PQsendPrepare(conn(), name_.c_str(), sql_.c_str(), n, nullptr)
+                       : values_.empty() ? PQsendQuery(conn(), sql_.c_str())
+                                         : PQsendQueryPrepared(conn(), name_.c_str(), n, values.data(), nullptr, nullptr, 0);
+        if (!ok) return fail_connection();
+        flush();
+    }
+
+    void flush() {
+        const int pending = PQflush(conn());
+        if (pending < 0) return fail_connection();
+        if (pending == 0) return read();
+        session_->link->wait(true, [self = shared_from_this()](boost::system::error_code ec) {
+            if (self->finished_) return;
+            if (ec || !PQconsumeInput(self->conn())) return self->fail_connection();
+            self->flush();
+        });
+    }
+
+    void read() {
+        session_->link->wait(false, [self = shared_from_this()](boost::system::error_code ec) {
+            if (self->finished_) return;
+            if (ec || !PQconsumeInput(self->conn())) return self->fail_connection();
+            self->take_results();
+        });
+    }
+
+    void take_results() {
+        while (!PQisBusy(conn())) {
+            pg_result_ptr r(PQgetResult(conn()));
+            if (!r) return results_done();
+            const auto status = PQresultStatus(r.get());
+            if (status == PGRES_FATAL_ERROR || status == PGRES_BAD_RESPONSE || status == PGRES_NONFATAL_ERROR) {
+                if (!error_) error_ = std::move(r);
+            } else {
+                last_ = std::move(r);
+            }
+        }
+        read();
+    }
+
+    void results_done() {
+        if (error_) return fail_refused();
+        if (preparing_) {
+            session_->prepared.emplace(sql_, name_);
+            preparing_ = false;
+            return send();
+        }
+        finished_ = true;
+        deadline_.cancel();
+        auto done = std::move(done_);
+        done(nullptr, rows_of(last_.get()));
+    }
+
+    void fail_refused() {
+        const char* state = PQresultErrorField(error_.get(), PG_DIAG_SQLSTATE);
+        const bool lost = !state && PQstatus(conn()) == CONNECTION_BAD;
+        fail_with(lost ? postgres_failure::connection : postgres_failure::refused, PQresultErrorMessage(error_.get()),
+                  state ? state : "");
+    }
+
+    /// libpq failed (the connection broke, or the deadline closed it). An error the server sent
+    /// first (57P01: terminated by an administrator) is the better explanation.
+    void fail_connection() {
+        if (error_) return fail_refused();
+        fail_with(postgres_failure::connection, session_->link->open() ? PQerrorMessage(conn()) : "the connection was closed",
+                  "");
+    }
+
+    void fail_with(postgres_failure kind, const std::string& message, const std::string& state) {
+        auto e = postgres_error(kind, message, state, session_->shown, sent_);
+        if (e.category() == storage_category::unavailable) {
+            session_->broken = true;
+            session_->link->close();
+        }
+        fail(std::make_exception_ptr(e));
+    }
+
+    void fail(std::exception_ptr e) {
+        if (finished_) return;
+        finished_ = true;
+        deadline_.cancel();
+        auto done = std::move(done_);
+        done(std::move(e), {});
+    }
+
+    std::shared_ptr<postgres_session> session_;
+    std::string sql_;
+    std::vector<std::string> values_;
+    asio::completion<sql::sql_result> done_;
+    boost::asio::steady_timer deadline_;
+    std::string name_;  // the prepared statement's, empty for a simple query
+    bool preparing_ = false, sent_ = false, finished_ = false;
+    pg_result_ptr last_, error_;
+};
+
+}  // namespace
+
+void run_postgres_statement(std::shared_ptr<postgres_session> session, std::string sql, std::vector<std::string> values,
+                            asio::completion<sql::sql_result> done) {
+    auto run = std::make_shared<statement_run>(session, std::move(sql), std::move(values), std::move(done));
+    boost::asio::post(session->link->executor(), [run] { run->start(); });
+}
+
+void postgres_async_connection::async_execute(const std::string& sql, std::vector<sql::sql_param> params, bool,
+                                              asio::completion<sql::sql_result> done) {
+    std::vector<std::string> values;
+    values.reserve(params.size());
+    for (auto& p : params)
+        values.push_back(std::holds_alternative<std::int64_t>(p) ? std::to_string(std::get<std::int64_t>(p))
+                                                                 : std::move(std::get<std::string>(p)));
+    run_postgres_statement(session_, sql, std::move(values), std::move(done));
+}
+
+}  // namespace shedlock::providers::detail

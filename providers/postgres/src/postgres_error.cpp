@@ -1,0 +1,95 @@
+#include "postgres_error.hpp"
+
+namespace shedlock::providers::detail {
+namespace {
+
+storage_category category_of_state(const std::string& state) {
+    if (state == "42P01" || state == "42703" || state == "3F000") return storage_category::missing_schema;
+    if (state.rfind("28", 0) == 0 || state == "42501") return storage_category::access_denied;
+    if (state.rfind("08", 0) == 0 || state.rfind("57P", 0) == 0) return storage_category::unavailable;
+    if (state == "40001" || state == "40P01") return storage_category::conflict;  // serialization, deadlock
+    if (state == "57014" || state.rfind("40", 0) == 0 || state.rfind("55P", 0) == 0) return storage_category::busy;
+    return storage_category::other;
+}
+
+/// A statement the server failed: refused or rolled back (busy, conflict) is safe to run again;
+/// a session that ended during it (08*, 57P*) may have committed it before the answer was lost.
+retry_advice advice_of_state(storage_category category, bool sent) {
+    if (category == storage_category::unavailable) return sent ? retry_advice::in_doubt : retry_advice::safe;
+    return default_retry_advice(category);
+}
+
+std::string doubt_clause(retry_advice advice) {
+    return advice == retry_advice::in_doubt ? std::string("; ") + may_have_been_applied : std::string();
+}
+
+/// A certificate was refused, or TLS was required and not offered: no retry will help.
+bool is_tls_failure(const std::string& message) {
+    return message.find("certificate") != std::string::npos || message.find("does not support SSL") != std::string::npos ||
+           message.find("SSL error: tlsv1 alert") != std::string::npos;
+}
+
+storage_category category_of_connect_failure(const std::string& message) {
+    if (is_tls_failure(message)) return storage_category::access_denied;
+    if (message.find("authentication failed") != std::string::npos ||
+        message.find("no password supplied") != std::string::npos ||
+        message.find("no pg_hba.conf entry") != std::string::npos)
+        return storage_category::access_denied;
+    if (message.find("does not exist") != std::string::npos) return storage_category::other;
+    return storage_category::unavailable;
+}
+
+storage_error connection_error(const std::string& message, const std::string& prefix, bool sent) {
+    const auto category = category_of_connect_failure(message);
+    std::string hint;
+    if (category == storage_category::access_denied)
+        hint = is_tls_failure(message) ? "; check sslmode, sslrootcert (the CA that signed the server's certificate), "
+                                         "sslcert and sslkey"
+                                       : "; check the user and password";
+    if (category == storage_category::unavailable) hint = "; is the server running and reachable?";
+    const auto advice = category != storage_category::unavailable ? retry_advice::permanent
+                        : sent                                     ? retry_advice::in_doubt
+                                                                   : retry_advice::safe;
+    return storage_error(category, advice, prefix + message + hint + doubt_clause(advice));
+}
+
+}  // namespace
+
+storage_error postgres_error(postgres_failure kind, std::string message, const std::string& sqlstate,
+                             const std::string& shown, bool sent) {
+    while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+    const std::string prefix = "PostgreSQL " + shown + ": ";
+    switch (kind) {
+    case postgres_failure::refused: {
+        const auto category = category_of_state(sqlstate);
+        const auto advice = advice_of_state(category, sent);
+        return storage_error(category, advice,
+                             prefix + message + (sqlstate.empty() ? "" : " [SQLSTATE " + sqlstate + "]") +
+                                 doubt_clause(advice));
+    }
+    case postgres_failure::connection:
+        return connection_error(message, prefix, sent);
+    case postgres_failure::lost: {
+        const auto advice = sent ? retry_advice::in_doubt : retry_advice::safe;
+        return storage_error(storage_category::unavailable, advice, prefix + message + doubt_clause(advice));
+    }
+    case postgres_failure::other:
+        break;
+    }
+    return storage_error(storage_category::other, retry_advice::permanent, prefix + message);
+}
+
+storage_error postgres_no_answer(const std::string& shown, std::chrono::milliseconds within) {
+    return storage_error(storage_category::unavailable, retry_advice::in_doubt,
+                         "PostgreSQL " + shown + ": no answer within " + postgres_seconds_text(within) +
+                             " (statement_timeout + connect_timeout); the connection was closed. Is the server "
+                             "stopped or overloaded, or the network silent? " + may_have_been_applied);
+}
+
+std::string postgres_seconds_text(std::chrono::milliseconds d) {
+    auto text = std::to_string(d.count() / 1000);
+    if (const auto ms = d.count() % 1000) text += "." + std::to_string(1000 + ms).substr(1);
+    return text + " s";
+}
+
+}  // namespace shedlock::providers::detail

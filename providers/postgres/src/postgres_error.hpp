@@ -1,0 +1,34 @@
+#pragma once
+// How a PostgreSQL failure becomes a storage_error with retry advice: one classification for the
+// blocking connection (libpqxx exceptions) and the non-blocking one (libpq results), so both
+// advise alike.
+
+#include <shedlock/error.hpp>
+
+#include <chrono>
+#include <string>
+
+namespace shedlock::providers::detail {
+
+/// What kind of failure libpq reported.
+enum class postgres_failure {
+    refused,     ///< the server answered with an error (sqlstate names it)
+    connection,  ///< connecting failed, or the connection broke (libpq's own message)
+    lost,        ///< the outcome of a sent statement is unknown (libpqxx in_doubt_error, failure)
+    other,       ///< anything else: permanent
+};
+
+/// The storage_error for `message` (libpq's text, kept whole: it never holds the password, the
+/// conninfo quotes it) naming the server as `shown`. `sent`: a statement went to the server, so a
+/// lost connection leaves it in doubt; before that (connecting, idle) retrying is safe.
+storage_error postgres_error(postgres_failure kind, std::string message, const std::string& sqlstate,
+                             const std::string& shown, bool sent);
+
+/// The server did not answer within `within` (statement_timeout + connect_timeout) and the
+/// connection was closed: unavailable, in doubt.
+storage_error postgres_no_answer(const std::string& shown, std::chrono::milliseconds within);
+
+/// "1.5 s": a duration for messages.
+std::string postgres_seconds_text(std::chrono::milliseconds d);
+
+}  // namespace shedlock::providers::detail
