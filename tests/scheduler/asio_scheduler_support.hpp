@@ -13,17 +13,20 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <thread>
+#include <vector>
 
 namespace shedlock::test {
 
-/// An io_context run by one thread until destroyed (the work guard keeps run() going between
-/// firings).
+/// An io_context run by `threads` threads until destroyed (the work guard keeps run() going
+/// between firings).
 class io_thread {
 public:
-    io_thread() : work_(boost::asio::make_work_guard(io_)), thread_([this] { io_.run(); }) {}
+    explicit io_thread(int threads = 1) : work_(boost::asio::make_work_guard(io_)) {
+        for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { io_.run(); });
+    }
     ~io_thread() {
         work_.reset();
-        thread_.join();
+        for (auto& t : threads_) t.join();
     }
     io_thread(const io_thread&) = delete;
     io_thread& operator=(const io_thread&) = delete;
@@ -34,7 +37,7 @@ public:
 private:
     boost::asio::io_context io_;
     std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
-    std::thread thread_;
+    std::vector<std::thread> threads_;
 };
 
 /// Suspends the calling coroutine for `d` (a body that waits without blocking its thread).

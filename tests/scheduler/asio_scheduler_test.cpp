@@ -12,13 +12,17 @@
 #include <shedlock/memory_run_store.hpp>
 #include <shedlock/providers/memory_lock_provider.hpp>
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <future>
 #include <mutex>
+#include <stdexcept>
 
 using namespace shedlock;
 using namespace std::chrono_literals;
@@ -266,4 +270,71 @@ TEST_CASE("asio scheduler: validation as the blocking scheduler's start", "[asio
         CHECK_THAT(text, Catch::Contains("but the scheduler has no claims store"));
     }
     CHECK_FALSE(s.running());
+}
+
+TEST_CASE("asio scheduler: a throwing coroutine body is recorded failed and its lock released", "[asio_scheduler]") {
+    harness h;
+    asio::scheduler s(h.io.executor(), h.service, h.runs);
+    s.add(asio::make_async_task("throws", [](task_context&) -> awaitable<void> {
+        co_await wait(10ms);
+        throw std::runtime_error("no ledger today");
+    }, fixed_rate(1h), lock_at_most_for("PT1M"), keep_alive()));
+    s.start();
+    REQUIRE(wait_for([&] { return !h.records("throws").empty(); }, 3s));
+    const auto r = h.records("throws").at(0);
+    CHECK(r.outcome == run_outcome::failed);
+    CHECK(r.message == "no ledger today");
+    CHECK(h.locks->try_lock({"throws", 50ms}).has_value());
+    s.stop(2s);
+}
+
+TEST_CASE("asio scheduler: async_stop from a coroutine on the executor, where stop() is refused", "[asio_scheduler]") {
+    harness h;
+    std::atomic<bool> started{false}, woke{false};
+    asio::scheduler s(h.io.executor(), h.service, h.runs);
+    s.add(asio::make_async_task("waits", [&](task_context& ctx) -> awaitable<void> {
+        started = true;
+        co_await asio::cancellation_requested(ctx);
+        woke = true;
+    }, fixed_rate(1h), lock_at_most_for("PT1M")));
+    s.start();
+    REQUIRE(wait_for([&] { return started.load(); }, 3s));
+    std::promise<std::string> refused;
+    std::promise<void> stopped;
+    boost::asio::co_spawn(h.io.executor(), [&]() -> awaitable<void> {
+        try {
+            s.stop(1s);
+            refused.set_value("");
+        } catch (const configuration_error& e) {
+            refused.set_value(e.what());
+        }
+        co_await s.async_stop(2s, use_awaitable);
+        stopped.set_value();
+    }, boost::asio::detached);
+    CHECK_THAT(refused.get_future().get(), Catch::Contains("async_stop"));
+    REQUIRE(stopped.get_future().wait_for(5s) == std::future_status::ready);
+    CHECK(woke.load());
+    CHECK(h.records("waits").size() == 1);
+    CHECK_FALSE(s.running());
+}
+
+TEST_CASE("asio scheduler: an io_context run by two threads (one strand holds the state)", "[asio_scheduler]") {
+    test::io_thread io(2);
+    auto locks = std::make_shared<providers::memory_lock_provider>();
+    asio::pooled_lock_service service(locks, io.executor(), std::make_shared<asio::blocking_pool>(2));
+    memory_run_store runs;
+    std::atomic<int> done{0};
+    asio::scheduler s(io.executor(), service, runs);
+    for (const std::string name : {"a", "b", "c"})
+        s.add(asio::make_async_task(name, [&](task_context& ctx) -> awaitable<void> {
+            co_await asio::sleep_for(ctx, 20ms);
+            ++done;
+        }, fixed_rate(40ms), lock_at_most_for(200ms), keep_alive()));
+    s.add(make_task("blocking", [&](task_context&) { ++done; }, fixed_rate(40ms), lock_at_most_for("PT1M")));
+    s.start();
+    CHECK(wait_for([&] { return done.load() >= 20; }, 5s));
+    s.stop(2s);
+    for (const std::string name : {"a", "b", "c", "blocking"})
+        for (const auto& r : runs.last_runs(name, 100))
+            CHECK((r.outcome == run_outcome::succeeded || r.outcome == run_outcome::skipped_running));
 }
