@@ -53,11 +53,12 @@ struct outcome {
 /// Starts a connect on `io`; `out` is filled when it completes.
 inline void start_connect(boost::asio::io_context& io, const providers::mysql_options& o,
                           outcome<std::unique_ptr<connection>>& out) {
-    providers::mysql_async_connections(o)(io.get_executor(), [&out](std::exception_ptr e, std::unique_ptr<connection> c) {
+    auto done = [&out](std::exception_ptr e, std::unique_ptr<connection> c) {
         out.completed = true;
         out.failure = e;
         out.value = std::move(c);
-    });
+    };
+    providers::mysql_async_connections(o)(io.get_executor(), std::move(done));
 }
 
 /// Connects, running `io` until done; REQUIREs success.
@@ -71,7 +72,8 @@ inline std::unique_ptr<connection> connect(boost::asio::io_context& io, const pr
     return std::move(out.value);
 }
 
-inline void start_execute(connection& c, const std::string& sql, std::vector<sql_param> params, outcome<sql_result>& out) {
+inline void start_execute(connection& c, const std::string& sql, std::vector<sql_param> params,
+                          outcome<sql_result>& out) {
     c.async_execute(sql, std::move(params), false, [&out](std::exception_ptr e, sql_result r) {
         out.completed = true;
         out.failure = e;

@@ -34,7 +34,8 @@ TEST_CASE("mysql async: affected rows count matched rows and LAST_INSERT_ID come
     auto r = run(io, *c, "INSERT INTO async_t (v) VALUES (?)", {std::string("one")});
     CHECK(r.affected_rows == 1);
     CHECK(r.last_insert_id == 1);
-    r = run(io, *c, "INSERT INTO async_t (id, v) VALUES (LAST_INSERT_ID(?), ?)", {std::int64_t{77}, std::string("two")});
+    r = run(io, *c, "INSERT INTO async_t (id, v) VALUES (LAST_INSERT_ID(?), ?)",
+            {std::int64_t{77}, std::string("two")});
     CHECK(r.last_insert_id == 77);
     // An UPDATE writing the same value still counts its matched row (as the blocking connection).
     r = run(io, *c, "UPDATE async_t SET v = ? WHERE id = ?", {std::string("one"), std::int64_t{1}});

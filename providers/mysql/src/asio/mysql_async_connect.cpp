@@ -26,9 +26,17 @@ mysql_async_session::mysql_async_session(executor_type executor, const mysql_opt
       io_timer_(executor), deadline_(executor) {
     init_mysql_library();
     db_ = mysql_init(nullptr);
-    if (!db_) throw storage_error(storage_category::other, "MySQL/MariaDB " + context_.shown + ": out of memory");
+    if (!db_) {
+        throw storage_error(storage_category::other, retry_advice::safe,
+                            "MySQL/MariaDB " + context_.shown + ": out of memory");
+    }
     configure_mysql_session(db_, options_);
-    mysql_optionsv(db_, MYSQL_OPT_NONBLOCK, 0);  // the connector's default stack for a suspended call
+    // No stack size given: the connector's default stack for a suspended call.
+    if (mysql_optionsv(db_, MYSQL_OPT_NONBLOCK, static_cast<void*>(nullptr)) != 0) {
+        mysql_close(db_);
+        throw storage_error(storage_category::other, retry_advice::safe,
+                            "MySQL/MariaDB " + context_.shown + ": the connector could not enable non-blocking mode");
+    }
 }
 
 mysql_async_session::~mysql_async_session() { close(); }

@@ -23,7 +23,8 @@ void mysql_async_session::execute(std::string sql, std::vector<sql::sql_param> p
     try {
         if (!usable()) {
             throw storage_error(storage_category::unavailable, retry_advice::safe,
-                                "MySQL/MariaDB " + context_.shown + ": the connection is closed; the statement was not sent");
+                                "MySQL/MariaDB " + context_.shown +
+                                    ": the connection is closed; the statement was not sent");
         }
         check_still_open(db_, context_);
     } catch (...) {
@@ -67,7 +68,7 @@ void mysql_async_session::run_prepared() {
         MYSQL_STMT* stmt = op_->stmt;
         if (timed_out_ || int_ret_ != 0) {
             auto failure = timed_out_ ? timeout_failure(op_->sent)
-                                      : failure_of(mysql_stmt_errno(stmt), mysql_stmt_error(stmt), mysql_stage::preparing);
+                                      : stmt_failure(stmt, mysql_stage::preparing);
             mysql_stmt_close(stmt);
             return complete(failure, {});
         }
@@ -80,7 +81,7 @@ void mysql_async_session::prepared(MYSQL_STMT* stmt) {
     op_->stmt = stmt;
     op_->binding.emplace(op_->params);
     if (mysql_stmt_bind_param(stmt, op_->binding->binds()) != 0)
-        return complete(failure_of(mysql_stmt_errno(stmt), mysql_stmt_error(stmt), mysql_stage::preparing), {});
+        return complete(stmt_failure(stmt, mysql_stage::preparing), {});
     op_->sent = true;
     const int status = mysql_stmt_execute_start(&int_ret_, stmt);
     run(status, [this](int ready) { return mysql_stmt_execute_cont(&int_ret_, op_->stmt, ready); },
@@ -90,19 +91,19 @@ void mysql_async_session::prepared(MYSQL_STMT* stmt) {
 void mysql_async_session::executed() {
     MYSQL_STMT* stmt = op_->stmt;
     if (timed_out_) return complete(timeout_failure(op_->sent), {});
-    if (int_ret_ != 0) return complete(failure_of(mysql_stmt_errno(stmt), mysql_stmt_error(stmt), mysql_stage::executing), {});
+    if (int_ret_ != 0) return complete(stmt_failure(stmt, mysql_stage::executing), {});
     MYSQL_RES* meta = mysql_stmt_result_metadata(stmt);
     if (!meta) return stored();  // not a SELECT
     const unsigned columns = mysql_num_fields(meta);
     mysql_free_result(meta);
     op_->rows.emplace(stmt, columns);
     if (mysql_stmt_bind_result(stmt, op_->rows->binds()) != 0)
-        return complete(failure_of(mysql_stmt_errno(stmt), mysql_stmt_error(stmt), mysql_stage::executing), {});
+        return complete(stmt_failure(stmt, mysql_stage::executing), {});
     const int status = mysql_stmt_store_result_start(&int_ret_, stmt);
     run(status, [this](int ready) { return mysql_stmt_store_result_cont(&int_ret_, op_->stmt, ready); }, [this] {
         if (timed_out_) return complete(timeout_failure(op_->sent), {});
         if (int_ret_ != 0)
-            return complete(failure_of(mysql_stmt_errno(op_->stmt), mysql_stmt_error(op_->stmt), mysql_stage::executing), {});
+            return complete(stmt_failure(op_->stmt, mysql_stage::executing), {});
         stored();
     });
 }
@@ -134,6 +135,10 @@ std::exception_ptr mysql_async_session::failure_of(unsigned code, const std::str
         if (e.category() == storage_category::unavailable) broken_ = true;
         return std::current_exception();
     }
+}
+
+std::exception_ptr mysql_async_session::stmt_failure(MYSQL_STMT* stmt, mysql_stage stage) {
+    return failure_of(mysql_stmt_errno(stmt), mysql_stmt_error(stmt), stage);
 }
 
 std::exception_ptr mysql_async_session::timeout_failure(bool sent) const {

@@ -83,6 +83,7 @@ private:
     void stored();
     void complete(std::exception_ptr failure, sql::sql_result result);
     std::exception_ptr failure_of(unsigned code, const std::string& message, mysql_stage stage);
+    std::exception_ptr stmt_failure(MYSQL_STMT* stmt, mysql_stage stage);
     std::exception_ptr timeout_failure(bool sent) const;
 
     executor_type executor_;
