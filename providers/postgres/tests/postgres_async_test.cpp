@@ -7,11 +7,14 @@
 #include <shedlock/providers/postgres_lock_provider.hpp>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/strand.hpp>
 
 #include <unistd.h>
 
+#include <atomic>
 #include <deque>
 #include <functional>
+#include <thread>
 
 namespace shedlock::providers {  // defined by the components; the umbrellas declare them
 void register_postgres_provider(provider_registry& registry);
@@ -149,4 +152,56 @@ TEST_CASE("postgres async: locks through open_async_backend use the non-blocking
     CHECK(held.has_value());
     CHECK(second_refused);
     CHECK(released);
+}
+
+TEST_CASE("postgres async: statements on strands of a two-thread io_context all complete", "[postgres][async]") {
+    boost::asio::io_context io;
+    std::vector<std::unique_ptr<pg_async_test::pa::connection>> pool;
+    std::vector<boost::asio::strand<boost::asio::io_context::executor_type>> strands;
+    std::atomic<int> opened{0}, answered{0}, wrong{0};
+    for (int i = 0; i < 4; ++i) strands.push_back(boost::asio::make_strand(io));
+    pool.resize(4);
+    // On each connection 16 statements one after the other, each from the previous one's completion.
+    std::function<void(std::size_t, int)> run;
+    run = [&](std::size_t i, int n) {
+        if (n == 16) return;
+        pool[i]->async_execute("SELECT $1::int + 1", {std::int64_t{n}}, false,
+                               [&, i, n](std::exception_ptr e, shedlock_providers::sql::sql_result r) {
+                                   if (e || r.rows.size() != 1 || r.rows[0][0] != std::to_string(n + 1)) ++wrong;
+                                   ++answered;
+                                   run(i, n + 1);
+                               });
+    };
+    for (std::size_t i = 0; i < 4; ++i)
+        shedlock_providers::postgres_async_connections(pg_async_test::pa::options())(
+            strands[i], [&, i](std::exception_ptr e, std::unique_ptr<pg_async_test::pa::connection> c) {
+                if (e) return;
+                pool[i] = std::move(c);
+                ++opened;
+                run(i, 0);
+            });
+    std::thread second([&] { io.run(); });
+    io.run();
+    second.join();
+    CHECK(opened == 4);
+    CHECK(answered == 64);
+    CHECK(wrong == 0);
+}
+
+TEST_CASE("postgres async: a host name is resolved off the thread and connects", "[postgres][async]") {
+    boost::asio::io_context io;
+    auto o = pg_async_test::pa::options();
+    o.host = "localhost";
+    auto c = pg_async_test::pa::connect(io, o);
+    CHECK(pg_async_test::pa::value_of(pg_async_test::pa::execute(io, *c, "SELECT 1")) == "1");
+
+    o.host = "no-such-host.invalid";
+    o.connect_timeout = std::chrono::seconds(2);
+    pg_async_test::pa::outcome<std::unique_ptr<pg_async_test::pa::connection>> out;
+    pg_async_test::pa::start_connect(io, o, out);
+    io.restart();
+    io.run();
+    REQUIRE(out.completed);
+    CHECK(out.error().category() == storage_category::unavailable);
+    CHECK(out.error().advice() == retry_advice::safe);
 }

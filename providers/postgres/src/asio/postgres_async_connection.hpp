@@ -51,8 +51,8 @@ private:
 /// driven by the socket's readiness, bounded by connect_timeout (libpq ignores its own
 /// connect_timeout in this mode). Completes `done` later, on `executor`, with the connection or
 /// a storage_error (advice safe or permanent: nothing was sent).
-/// The host name is resolved inside PQconnectStart (getaddrinfo blocks briefly); an IP address
-/// or /etc/hosts name, the usual case, costs nothing.
+/// A host name is resolved by Asio's resolver (getaddrinfo on a thread of its own) and handed
+/// to libpq as `hostaddr`: PQconnectStart would otherwise resolve it, blocking the executor.
 void postgres_async_connect(boost::asio::any_io_executor executor, const postgres_options& options,
                             asio::completion<std::unique_ptr<sql::async_sql_connection>> done);
 

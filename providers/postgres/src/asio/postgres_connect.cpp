@@ -1,11 +1,15 @@
 // Opening a non-blocking connection: PQconnectStart, then PQconnectPoll each time the socket is
-// ready as libpq asked, under our own connect timeout.
+// ready as libpq asked, under our own connect timeout; a host name is resolved by Asio first.
 #include "../postgres_conninfo.hpp"
 #include "../postgres_error.hpp"
 #include "postgres_async_connection.hpp"
 
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+
+#include <algorithm>
+#include <vector>
 
 namespace shedlock::providers::detail {
 namespace {
@@ -18,25 +22,69 @@ public:
     using done_type = asio::completion<std::unique_ptr<sql::async_sql_connection>>;
 
     connect_run(boost::asio::any_io_executor executor, const postgres_options& options, done_type done)
-        : executor_(std::move(executor)), shown_(options.redacted_uri()), within_(options.connect_timeout),
-          answer_within_(options.statement_timeout + options.connect_timeout), done_(std::move(done)),
-          timer_(executor_) {}
+        : executor_(std::move(executor)), options_(options), shown_(options.redacted_uri()),
+          within_(options.connect_timeout), answer_within_(options.statement_timeout + options.connect_timeout),
+          done_(std::move(done)), timer_(executor_), resolver_(executor_) {}
 
     /// Runs on the executor (posted by postgres_async_connect).
-    void start(const std::string& conninfo) {
+    void start() {
+        timer_.expires_after(within_);
+        timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+            if (!ec && !self->finished_) self->fail_timeout();
+        });
+        if (!needs_resolving(options_.host)) return start_libpq(postgres_conninfo(options_));
+        // libpq would resolve the name inside PQconnectStart, blocking the executor's thread:
+        // Asio's resolver does it on a thread of its own, and libpq gets the addresses.
+        resolver_.async_resolve(options_.host, std::to_string(options_.port),
+                                [self = shared_from_this()](boost::system::error_code ec,
+                                                            boost::asio::ip::tcp::resolver::results_type found) {
+                                    if (self->finished_) return;
+                                    if (ec || found.empty()) return self->fail_resolve(ec);
+                                    self->start_libpq(self->conninfo_with(found));
+                                });
+    }
+
+private:
+    /// A name, not an address nor a Unix socket directory (nor libpq's comma-separated list).
+    static bool needs_resolving(const std::string& host) {
+        boost::system::error_code ec;
+        boost::asio::ip::make_address(host, ec);
+        return ec && !host.empty() && host.front() != '/' && host.find(',') == std::string::npos;
+    }
+
+    /// `host` repeated once per address (libpq pairs the lists; the name still serves TLS's
+    /// verify-full and the messages) and `hostaddr` with the addresses, tried in order.
+    std::string conninfo_with(const boost::asio::ip::tcp::resolver::results_type& found) {
+        std::vector<std::string> seen;
+        std::string hosts, addresses;
+        for (const auto& entry : found) {
+            const auto address = entry.endpoint().address().to_string();
+            if (seen.size() == 8 || std::find(seen.begin(), seen.end(), address) != seen.end()) continue;
+            seen.push_back(address);
+            hosts += (hosts.empty() ? "" : ",") + options_.host;
+            addresses += (addresses.empty() ? "" : ",") + address;
+        }
+        auto with = options_;
+        with.host = hosts;
+        return postgres_conninfo(with) + " hostaddr='" + addresses + "'";
+    }
+
+    void start_libpq(const std::string& conninfo) {
         PGconn* conn = PQconnectStart(conninfo.c_str());
         if (!conn) return fail(postgres_error(postgres_failure::connection, "out of memory", "", shown_, false));
         link_ = std::make_shared<postgres_link>(executor_, conn);
         if (PQstatus(conn) == CONNECTION_BAD) return fail_libpq();
         PQsetNoticeProcessor(conn, drop_notice, nullptr);
-        timer_.expires_after(within_);
-        timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
-            if (!ec && !self->finished_) self->fail_timeout();
-        });
         step(PGRES_POLLING_WRITING);  // libpq's documented first state
     }
 
-private:
+    void fail_resolve(const boost::system::error_code& ec) {
+        fail(postgres_error(postgres_failure::connection,
+                            "could not translate host name \"" + options_.host + "\" to address: " +
+                                (ec ? ec.message() : std::string("no address")),
+                            "", shown_, false));
+    }
+
     void step(PostgresPollingStatusType status) {
         if (status == PGRES_POLLING_OK) return succeed();
         if (status == PGRES_POLLING_FAILED) return fail_libpq();
@@ -71,16 +119,19 @@ private:
         if (finished_) return;
         finished_ = true;
         timer_.cancel();
+        resolver_.cancel();
         if (link_) link_->close();
         auto done = std::move(done_);
         done(std::make_exception_ptr(e), nullptr);
     }
 
     boost::asio::any_io_executor executor_;
+    postgres_options options_;  // with the password: only ever given to libpq
     std::string shown_;
     std::chrono::milliseconds within_, answer_within_;
     done_type done_;
     boost::asio::steady_timer timer_;
+    boost::asio::ip::tcp::resolver resolver_;
     std::shared_ptr<postgres_link> link_;
     bool finished_ = false;
 };
@@ -90,7 +141,7 @@ private:
 void postgres_async_connect(boost::asio::any_io_executor executor, const postgres_options& options,
                             asio::completion<std::unique_ptr<sql::async_sql_connection>> done) {
     auto run = std::make_shared<connect_run>(executor, options, std::move(done));
-    boost::asio::post(executor, [run, conninfo = postgres_conninfo(options)] { run->start(conninfo); });
+    boost::asio::post(executor, [run] { run->start(); });
 }
 
 }  // namespace shedlock::providers::detail
