@@ -6,6 +6,12 @@
 
 #include <shedlock/providers/mysql_lock_provider.hpp>
 
+#if SHEDLOCK_TEST_ASYNC_DRIVER
+#include <sql_native_service.hpp>
+
+#include <shedlock/providers/mysql_async.hpp>
+#endif
+
 namespace shedlock::conformance {
 
 std::unique_ptr<backend> make_backend() {
@@ -19,10 +25,19 @@ std::unique_ptr<backend> make_backend() {
         "CREATE TABLE IF NOT EXISTS CONFORMANCE_UPPER(NAME VARBINARY(256) NOT NULL, LOCK_UNTIL TIMESTAMP(3) NOT NULL, "
         "LOCKED_AT TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3), LOCKED_BY VARCHAR(255) NOT NULL, PRIMARY KEY (NAME))",
         test::mysql_server::exec};
-    return std::make_unique<sql_server_backend<providers::mysql_options>>(
+    std::unique_ptr<backend> blocking = std::make_unique<sql_server_backend<providers::mysql_options>>(
         "mysql", test::mysql_server::uri(),
         [](const providers::mysql_options& o, const shedlock::clock& c) { return providers::make_mysql_lock_provider(o, c); },
         ddl);
+#if SHEDLOCK_TEST_ASYNC_DRIVER
+    // The asynchronous runs (SHEDLOCK_CONFORMANCE_INTERFACE) on the non-blocking driver.
+    const auto connect_to = providers::mysql_options::from_uri(parse_provider_uri(test::mysql_server::uri()));
+    return with_native_service(std::move(blocking),
+                               sql_native_service("mysql, non-blocking Connector/C on Asio",
+                                                  providers::mysql_async_connections(connect_to)));
+#else
+    return blocking;
+#endif
 }
 
 }  // namespace shedlock::conformance

@@ -6,6 +6,12 @@
 
 #include <shedlock/providers/postgres_lock_provider.hpp>
 
+#if SHEDLOCK_TEST_ASYNC_DRIVER
+#include <sql_native_service.hpp>
+
+#include <shedlock/providers/postgres_async.hpp>
+#endif
+
 namespace shedlock::conformance {
 namespace {
 
@@ -33,10 +39,19 @@ renamed_ddl shedlock_ddl() {
 }  // namespace
 
 std::unique_ptr<backend> make_backend() {
-    return std::make_unique<sql_server_backend<providers::postgres_options>>(
+    std::unique_ptr<backend> blocking = std::make_unique<sql_server_backend<providers::postgres_options>>(
         "postgres", server::uri(),
         [](const providers::postgres_options& o, const shedlock::clock& c) { return providers::make_postgres_lock_provider(o, c); },
         shedlock_ddl());
+#if SHEDLOCK_TEST_ASYNC_DRIVER
+    // The asynchronous runs (SHEDLOCK_CONFORMANCE_INTERFACE) on the non-blocking driver.
+    const auto connect_to = providers::postgres_options::from_uri(parse_provider_uri(server::uri()));
+    return with_native_service(std::move(blocking),
+                               sql_native_service("postgres, non-blocking libpq on Asio",
+                                                  providers::postgres_async_connections(connect_to)));
+#else
+    return blocking;
+#endif
 }
 
 }  // namespace shedlock::conformance

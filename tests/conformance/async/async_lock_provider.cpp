@@ -5,6 +5,8 @@
 #include <shedlock/error.hpp>
 
 #include <chrono>
+#include <iostream>
+#include <mutex>
 #include <stdexcept>
 
 namespace shedlock::conformance {
@@ -45,6 +47,12 @@ async_lock_provider::async_lock_provider(backend& inner, const shedlock::clock& 
     }
     calls_ = kind == interface_kind::awaitable ? make_awaitable_calls(io_) : make_callback_calls();
     thread_ = std::thread([this] { io_.run(); });
+    // Once per process: which service the cases ran on (a native driver, or the pool).
+    static std::once_flag said;
+    std::call_once(said, [&] {
+        std::cout << "conformance through " << to_string(kind) << " on " << inner.name() << ": "
+                  << service_->describe() << std::endl;
+    });
 }
 
 async_lock_provider::~async_lock_provider() { stop_thread(); }
