@@ -147,5 +147,29 @@ TEST_CASE("mysql async: connecting to a closed port fails as safe") {
     CHECK(e.advice() == retry_advice::safe);
 }
 
+TEST_CASE("mysql async: destroying a connection with a statement in flight abandons it without waiting") {
+    boost::asio::io_context io;
+    auto c = connect(io);
+    const std::string id = single(run(io, *c, "SELECT CONNECTION_ID()"));
+    outcome<sql_result> out;
+    start_execute(*c, "SELECT SLEEP(?)", {std::int64_t{30}}, out);
+    boost::asio::steady_timer later(io, milliseconds(200));
+    later.async_wait([&c](const boost::system::error_code&) { c.reset(); });
+    const auto started = steady_clock::now();
+    io.restart();
+    io.run();  // returns: nothing of the closed connection is left waiting
+    CHECK(steady_clock::now() - started < std::chrono::seconds(30));
+    CHECK_FALSE(out.completed);  // abandoned, as documented: its completion is destroyed uncalled
+    auto fresh = connect(io);
+    CHECK(single(run(io, *fresh, "SELECT ?", {std::int64_t{4}})) == "4");
+    // The server ends the abandoned session (its socket is gone) instead of keeping it.
+    bool gone = false;
+    for (int i = 0; i < 50 && !gone; ++i) {
+        gone = mysql_server::first_column("SELECT ID FROM information_schema.PROCESSLIST WHERE ID = " + id).empty();
+        if (!gone) std::this_thread::sleep_for(milliseconds(100));
+    }
+    CHECK(gone);
+}
+
 }  // namespace
 }  // namespace shedlock::test::mysql_async

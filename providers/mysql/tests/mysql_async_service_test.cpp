@@ -68,5 +68,27 @@ TEST_CASE("mysql async: locks through open_async_backend use the non-blocking dr
     CHECK(steps == 4);
 }
 
+net::awaitable<void> lock_one(shedlock::asio::lock_service& locks, int i, int& acquired) {
+    const lock_configuration config("async-mysql-many-" + std::to_string(i), std::chrono::minutes(1));
+    auto held = co_await shedlock::asio::async_try_lock(locks, config, net::use_awaitable);
+    if (!held) co_return;
+    ++acquired;
+    co_await held->async_unlock(net::use_awaitable);
+}
+
+TEST_CASE("mysql async: 32 locks at once over a pool of 2 connections on one thread") {
+    async_backend b;
+    int acquired = 0;
+    int failures = 0;
+    for (int i = 0; i < 32; ++i) {
+        net::co_spawn(b.io, lock_one(b.session->locks(), i, acquired), [&](std::exception_ptr e) {
+            if (e) ++failures;
+        });
+    }
+    b.io.run();
+    CHECK(failures == 0);
+    CHECK(acquired == 32);
+}
+
 }  // namespace
 }  // namespace shedlock::test::mysql_async
