@@ -17,22 +17,6 @@ struct pg_result_free {
 };
 using pg_result_ptr = std::unique_ptr<PGresult, pg_result_free>;
 
-sql::sql_result rows_of(const PGresult* r) {
-    sql::sql_result out;
-    if (!r) return out;
-    const char* affected = PQcmdTuples(const_cast<PGresult*>(r));
-    out.affected_rows = affected && *affected ? std::stoll(affected) : 0;
-    const int rows = PQntuples(r), columns = PQnfields(r);
-    out.rows.reserve(static_cast<std::size_t>(rows));
-    for (int i = 0; i < rows; ++i) {
-        auto& row = out.rows.emplace_back();
-        row.reserve(static_cast<std::size_t>(columns));
-        for (int c = 0; c < columns; ++c)
-            row.push_back(PQgetisnull(r, i, c) ? std::nullopt : std::optional<std::string>(PQgetvalue(r, i, c)));
-    }
-    return out;
-}
-
 class statement_run : public std::enable_shared_from_this<statement_run> {
 public:
     statement_run(std::shared_ptr<postgres_session> s, std::string sql, std::vector<std::string> values,
@@ -145,7 +129,7 @@ private:
         finished_ = true;
         deadline_.cancel();
         auto done = std::move(done_);
-        done(nullptr, rows_of(last_.get()));
+        done(nullptr, postgres_rows(last_.get()));
     }
 
     void fail_refused() {
@@ -196,16 +180,6 @@ void run_postgres_statement(std::shared_ptr<postgres_session> session, std::stri
                             asio::completion<sql::sql_result> done) {
     auto run = std::make_shared<statement_run>(session, std::move(sql), std::move(values), std::move(done));
     boost::asio::post(session->link->executor(), [run] { run->start(); });
-}
-
-void postgres_async_connection::async_execute(const std::string& sql, std::vector<sql::sql_param> params, bool,
-                                              asio::completion<sql::sql_result> done) {
-    std::vector<std::string> values;
-    values.reserve(params.size());
-    for (auto& p : params)
-        values.push_back(std::holds_alternative<std::int64_t>(p) ? std::to_string(std::get<std::int64_t>(p))
-                                                                 : std::move(std::get<std::string>(p)));
-    run_postgres_statement(session_, sql, std::move(values), std::move(done));
 }
 
 }  // namespace shedlock::providers::detail
