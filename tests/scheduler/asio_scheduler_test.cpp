@@ -338,3 +338,46 @@ TEST_CASE("asio scheduler: an io_context run by two threads (one strand holds th
         for (const auto& r : runs.last_runs(name, 100))
             CHECK((r.outcome == run_outcome::succeeded || r.outcome == run_outcome::skipped_running));
 }
+
+TEST_CASE("asio scheduler: wait_for_lock waits for a lock held elsewhere, fixed_delay never overlaps",
+          "[asio_scheduler]") {
+    harness h;
+    auto held = h.locks->try_lock({"patient", 10s});  // another instance holds it at the first firing
+    REQUIRE(held);
+    std::atomic<int> patient_runs{0}, delayed_runs{0}, inside{0}, overlaps{0};
+    asio::scheduler s(h.io.executor(), h.service, h.runs);
+    s.add(asio::make_async_task("patient", [&](task_context&) -> awaitable<void> {
+        ++patient_runs;
+        co_return;
+    }, fixed_rate(1h), lock_at_most_for("PT1M"), wait_for_lock(5s)));
+    s.add(asio::make_async_task("delayed", [&](task_context&) -> awaitable<void> {
+        if (inside.fetch_add(1) != 0) ++overlaps;
+        co_await wait(30ms);
+        inside.fetch_sub(1);
+        ++delayed_runs;
+    }, fixed_delay(20ms), lock_at_most_for("PT1M")));
+    s.start();
+    std::this_thread::sleep_for(300ms);
+    CHECK(patient_runs.load() == 0);  // still waiting
+    held->unlock();
+    CHECK(wait_for([&] { return patient_runs.load() == 1 && delayed_runs.load() >= 3; }, 5s));
+    s.stop(2s);
+    CHECK(overlaps.load() == 0);
+    CHECK(h.records("patient").at(0).outcome == run_outcome::succeeded);
+    for (const auto& r : h.records("delayed")) CHECK(r.outcome == run_outcome::succeeded);
+}
+
+TEST_CASE("asio scheduler: stop ends a wait for a lock held elsewhere", "[asio_scheduler]") {
+    harness h;
+    auto held = h.locks->try_lock({"patient", 30s});
+    REQUIRE(held);
+    asio::scheduler s(h.io.executor(), h.service, h.runs);
+    s.add(asio::make_async_task("patient", [](task_context&) -> awaitable<void> { co_return; }, fixed_rate(1h),
+                                lock_at_most_for("PT1M"), wait_for_lock(20s)));
+    s.start();
+    REQUIRE(wait_for([&] { return s.stats().firings == 1; }, 3s));
+    s.stop(10s);  // returns with the wait ended, not after 20 s (ctest's timeout would tell)
+    const auto records = h.records("patient");
+    REQUIRE(records.size() == 1);
+    CHECK(records[0].outcome == run_outcome::skipped_locked);
+}
