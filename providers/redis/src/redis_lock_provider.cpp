@@ -1,4 +1,5 @@
 #include "redis_keys.hpp"
+#include "redis_lock_calls.hpp"
 #include "redis_lock_listing.hpp"
 #include "redis_pool.hpp"
 #include "redis_scripts.hpp"
@@ -45,9 +46,8 @@ private:
     std::optional<lease> do_extend(const lease& held, std::chrono::milliseconds at_most,
                                    std::chrono::milliseconds minimum_hold) override;
 
-    /// `past_lease` (unlock only): the release may set a TTL longer than the key's remaining one.
-    std::int64_t run(redis_script script, const std::string& name, std::string_view owner, std::chrono::milliseconds ms,
-                     bool past_lease = false);
+    /// Runs one lock script; its integer answer.
+    std::int64_t run(const detail::lock_script_call& call);
 
     const redis_options options_;
     const detail::redis_keys keys_;
@@ -55,55 +55,39 @@ private:
     detail::redis_scripts scripts_;
 };
 
-std::int64_t redis_lock_provider::run(redis_script script, const std::string& name, std::string_view owner,
-                                      std::chrono::milliseconds ms, bool past_lease) {
-    const std::string lock_key = keys_.lock_key(name);
-    const std::string fence_key = script == redis_script::acquire && options_.fencing ? keys_.fence_key(name) : "";
-    std::vector<std::string_view> keys{lock_key};
-    if (!fence_key.empty()) keys.push_back(fence_key);
-    const std::string millis = std::to_string(ms.count());
-    std::vector<std::string_view> args{owner, millis};
-    if (script == redis_script::unlock) args.push_back(past_lease ? "1" : "0");
-    const auto call = [&](detail::redis_connection& connection) {
-        auto reply = scripts_.run(connection, script, keys, args);
-        if (reply->type != REDIS_REPLY_INTEGER)
-            throw storage_error(storage_category::invalid_data,
-                                connection.where() + " answered a lock script with a non-integer reply; is the key \"" +
-                                    lock_key + "\" written by something else?");
-        return reply->integer;
+std::int64_t redis_lock_provider::run(const detail::lock_script_call& call) {
+    const auto keys = call.key_views();
+    const auto args = call.arg_views();
+    const auto run_once = [&](detail::redis_connection& connection) {
+        auto reply = scripts_.run(connection, call.script, keys, args);
+        return detail::lock_script_result(*reply, connection.where(), call.lock_key);
     };
     // A script that was never sent (its connection closed while it idled in the pool: a restart,
     // CLIENT KILL, an idle timeout) is run once more on a new connection, the acquire included.
     // Unlock and extend are owner-checked, so running one twice is harmless: they are also run
     // again when in doubt on a connection that had idled.
-    if (script == redis_script::acquire) return pool_->run_retrying_safe(call);
-    return pool_->run_retrying_in_doubt(call);
+    if (call.script == redis_script::acquire) return pool_->run_retrying_safe(run_once);
+    return pool_->run_retrying_in_doubt(run_once);
 }
 
 std::optional<lease> redis_lock_provider::do_try_lock(const lock_configuration& config, const std::string& owner) {
     const timestamp now = clock().now();
-    const std::int64_t token = run(redis_script::acquire, config.name(), owner, config.lock_at_most_for());
-    if (token < 0) return std::nullopt;
-    std::optional<std::int64_t> fencing;
-    if (options_.fencing) fencing = token;
-    return lease{config.name(), owner, now, now + config.lock_at_most_for(), now + config.lock_at_least_for(), fencing};
+    const std::int64_t token = run(detail::acquire_call(keys_, options_.fencing, config, owner));
+    return detail::acquired_lease(config, owner, now, token, options_.fencing);
 }
 
 void redis_lock_provider::do_unlock(const lease& held) {
     // The remaining minimum hold, measured on the client's monotonic clock, becomes a relative
     // TTL (never longer than the key's own, unless the hold outlasts the lease); 0 deletes the key.
     // A release re-sent after a timeout is then as harmless as one sent once.
-    run(redis_script::unlock, held.name, held.owner, remaining_minimum_hold(held), minimum_hold_outlasts_lease(held));
+    run(detail::unlock_call(keys_, held, remaining_minimum_hold(held), minimum_hold_outlasts_lease(held)));
 }
 
 std::optional<lease> redis_lock_provider::do_extend(const lease& held, std::chrono::milliseconds at_most,
                                                     std::chrono::milliseconds minimum_hold) {
     const timestamp now = clock().now();
-    if (run(redis_script::extend, held.name, held.owner, at_most) != 1) return std::nullopt;
-    lease extended = held;
-    extended.lock_until = now + at_most;
-    extended.minimum_hold_until = now + minimum_hold;
-    return extended;
+    const std::int64_t result = run(detail::extend_call(keys_, held, at_most));
+    return detail::extended_lease(held, now, at_most, minimum_hold, result);
 }
 
 }  // namespace

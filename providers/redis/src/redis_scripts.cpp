@@ -61,6 +61,8 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 return redis.call('PEXPIRE', KEYS[1], ARGV[2])
 )lua";
 
+}  // namespace
+
 const char* script_name(redis_script script) {
     switch (script) {
         case redis_script::acquire: return "the acquire script (EVALSHA)";
@@ -74,7 +76,20 @@ bool is_noscript(const redisReply& reply) {
     return reply.type == REDIS_REPLY_ERROR && std::string_view(reply.str, reply.len).substr(0, 8) == "NOSCRIPT";
 }
 
-}  // namespace
+std::string loaded_sha(const redisReply& reply, const std::string& where) {
+    if (reply.type != REDIS_REPLY_STRING)
+        throw storage_error(storage_category::other, where + " answered SCRIPT LOAD without a SHA1");
+    return std::string(reply.str, reply.len);
+}
+
+std::vector<std::string_view> evalsha_command(std::string_view sha, const std::string& numkeys,
+                                              const std::vector<std::string_view>& keys,
+                                              const std::vector<std::string_view>& args) {
+    std::vector<std::string_view> command{"EVALSHA", sha, numkeys};
+    command.insert(command.end(), keys.begin(), keys.end());
+    command.insert(command.end(), args.begin(), args.end());
+    return command;
+}
 
 std::string_view script_source(redis_script script) {
     switch (script) {
@@ -87,33 +102,39 @@ std::string_view script_source(redis_script script) {
 
 std::string redis_scripts::load(redis_connection& connection, redis_script script) {
     auto reply = connection.checked({"SCRIPT", "LOAD", script_source(script)}, "SCRIPT LOAD");
-    if (reply->type != REDIS_REPLY_STRING)
-        throw storage_error(storage_category::other, connection.where() + " answered SCRIPT LOAD without a SHA1");
-    return std::string(reply->str, reply->len);
+    return loaded_sha(*reply, connection.where());
 }
 
-const std::string& redis_scripts::sha_of(redis_connection& connection, redis_script script) {
+std::string redis_scripts::known_sha(redis_script script) const {
     const auto i = static_cast<std::size_t>(script);
     if (known_[i].load(std::memory_order_acquire)) return sha_[i];
-    std::string sha = load(connection, script);
+    return {};
+}
+
+void redis_scripts::remember(redis_script script, std::string sha) {
+    const auto i = static_cast<std::size_t>(script);
     std::lock_guard guard(mutex_);
     if (!known_[i].load(std::memory_order_relaxed)) {
         sha_[i] = std::move(sha);
         known_[i].store(true, std::memory_order_release);
     }
+}
+
+const std::string& redis_scripts::sha_of(redis_connection& connection, redis_script script) {
+    const auto i = static_cast<std::size_t>(script);
+    if (known_[i].load(std::memory_order_acquire)) return sha_[i];
+    remember(script, load(connection, script));
     return sha_[i];
 }
 
 reply_ptr redis_scripts::run(redis_connection& connection, redis_script script, const std::vector<std::string_view>& keys,
                              const std::vector<std::string_view>& args) {
     const std::string numkeys = std::to_string(keys.size());
-    std::vector<std::string_view> command{"EVALSHA", sha_of(connection, script), numkeys};
-    command.insert(command.end(), keys.begin(), keys.end());
-    command.insert(command.end(), args.begin(), args.end());
+    const auto command = evalsha_command(sha_of(connection, script), numkeys, keys, args);
     auto reply = connection.command(command, script_name(script));
     // Same source, same SHA1: only the server forgot it (restart, failover, SCRIPT FLUSH). A
     // flush can land again between the load and the call, hence a few rounds.
-    for (int reload = 0; reload < 3 && is_noscript(*reply); ++reload) {
+    for (int reload = 0; reload < noscript_reloads && is_noscript(*reply); ++reload) {
         load(connection, script);
         reply = connection.command(command, script_name(script));
     }

@@ -29,6 +29,19 @@ inline constexpr std::size_t redis_script_count = 9;
 
 /// The Lua source of a script (for docs and the benchmark's raw floor).
 std::string_view script_source(redis_script script);
+/// How errors name the script ("the acquire script (EVALSHA)").
+const char* script_name(redis_script script);
+/// True for the NOSCRIPT error reply: the server forgot the script (restart, failover, SCRIPT
+/// FLUSH); load it again and repeat the call.
+bool is_noscript(const redisReply& reply);
+/// How many times a call is repeated after NOSCRIPT (a flush may land between load and call).
+inline constexpr int noscript_reloads = 3;
+/// The SHA1 in the reply to SCRIPT LOAD; throws storage_error(other) naming `where` otherwise.
+std::string loaded_sha(const redisReply& reply, const std::string& where);
+/// `EVALSHA sha numkeys keys... args...`; the views point into the arguments and `numkeys`.
+std::vector<std::string_view> evalsha_command(std::string_view sha, const std::string& numkeys,
+                                              const std::vector<std::string_view>& keys,
+                                              const std::vector<std::string_view>& args);
 
 /// SHA1s of the scripts, learned from SCRIPT LOAD on first use. A server that lost its script
 /// cache (restart, SCRIPT FLUSH) answers NOSCRIPT; the script is then loaded again on that
@@ -40,12 +53,16 @@ public:
     /// Runs `script`; throws the classified storage_error for an error reply.
     reply_ptr run(redis_connection& connection, redis_script script, const std::vector<std::string_view>& keys,
                   const std::vector<std::string_view>& args);
+    /// The SHA1 learned for `script`, or empty before its first SCRIPT LOAD (the non-blocking
+    /// service loads it on its own connection, then remember()s it).
+    std::string known_sha(redis_script script) const;
+    void remember(redis_script script, std::string sha);
 
 private:
     const std::string& sha_of(redis_connection& connection, redis_script script);
     std::string load(redis_connection& connection, redis_script script);
 
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
     std::array<std::string, redis_script_count> sha_;
     std::array<std::atomic<bool>, redis_script_count> known_{};
 };
