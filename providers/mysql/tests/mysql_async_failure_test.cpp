@@ -4,6 +4,7 @@
 #include "fake_server.hpp"
 #include "mysql_async_helpers.hpp"
 
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 
 #include <chrono>
@@ -169,6 +170,37 @@ TEST_CASE("mysql async: destroying a connection with a statement in flight aband
         if (!gone) std::this_thread::sleep_for(milliseconds(100));
     }
     CHECK(gone);
+}
+
+/// This machine's name when it resolves to the loopback address the test server listens on.
+std::optional<std::string> loopback_host_name() {
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) != 0) return std::nullopt;
+    boost::asio::io_context io;
+    boost::asio::ip::tcp::resolver resolver(io);
+    boost::system::error_code ec;
+    for (const auto& entry : resolver.resolve(name, "", ec))
+        if (entry.endpoint().address().to_string() == "127.0.0.1") return std::string(name);
+    return std::nullopt;
+}
+
+TEST_CASE("mysql async: a host name is resolved without the connector and a name that does not resolve fails as safe") {
+    boost::asio::io_context io;
+    auto o = options();
+    o.host = "no-such-host.invalid";
+    outcome<std::unique_ptr<connection>> out;
+    start_connect(io, o, out);
+    io.run();
+    REQUIRE(out.completed);
+    const auto e = out.error();
+    CHECK(e.category() == storage_category::unavailable);
+    CHECK(e.advice() == retry_advice::safe);
+    CHECK_THAT(e.what(), Catch::Contains("cannot resolve host \"no-such-host.invalid\""));
+    if (const auto name = loopback_host_name()) {  // where the machine's name is 127.0.0.1 (in /etc/hosts)
+        o.host = *name;
+        auto c = connect(io, o);
+        CHECK(single(run(io, *c, "SELECT ?", {std::int64_t{6}})) == "6");
+    }
 }
 
 }  // namespace

@@ -12,11 +12,13 @@
 namespace shedlock::providers::detail {
 namespace {
 
-std::exception_ptr connect_timed_out(const mysql_error_context& context, std::chrono::milliseconds limit) {
+std::exception_ptr connect_timed_out(const mysql_error_context& context, std::chrono::milliseconds limit,
+                                     const std::string& address) {
     return std::make_exception_ptr(storage_error(
         storage_category::unavailable, retry_advice::safe,
         "MySQL/MariaDB " + context.shown + ": no connection within connect_timeout=" + std::to_string(limit.count()) +
-            "ms; is the server running and reachable? (raise connect_timeout= in the URI for a slow network)"));
+            "ms (at " + address + "); is the server running and reachable? (raise connect_timeout= in the URI for a "
+            "slow network)"));
 }
 
 }  // namespace
@@ -63,15 +65,13 @@ void mysql_async_session::close() noexcept {
     statements_.clear();
 }
 
-void mysql_async_session::connect(asio::void_completion done) {
+void mysql_async_session::connect(std::string host, std::chrono::milliseconds within, asio::void_completion done) {
+    connect_host_ = std::move(host);
     connect_done_ = std::move(done);
     connecting_ = true;
-    start_deadline(options_.connect_timeout);
+    start_deadline(within);
     // Client flags 0: in particular never CLIENT_FOUND_ROWS (see mysql_connection).
-    // Limitation: the connector resolves a host name with a blocking getaddrinfo inside this
-    // call; give an address (or a name the resolver answers from /etc/hosts) for a strictly
-    // non-blocking connect.
-    const int status = mysql_real_connect_start(&connect_ret_, db_, options_.host.c_str(), options_.user.c_str(),
+    const int status = mysql_real_connect_start(&connect_ret_, db_, connect_host_.c_str(), options_.user.c_str(),
                                                 options_.password ? options_.password->c_str() : nullptr,
                                                 options_.database.c_str(), options_.port, nullptr, 0);
     run(status, [this](int ready) { return mysql_real_connect_cont(&connect_ret_, db_, ready); },
@@ -82,7 +82,7 @@ void mysql_async_session::connected() {
     connecting_ = false;
     deadline_.cancel();
     ++deadline_id_;
-    if (timed_out_) return fail_connect(connect_timed_out(context_, options_.connect_timeout));
+    if (timed_out_) return fail_connect(connect_timed_out(context_, options_.connect_timeout, connect_host_));
     if (!connect_ret_) {
         return fail_connect(failure_of(mysql_errno(db_), mysql_error(db_), mysql_stage::connecting));
     }

@@ -42,9 +42,10 @@ public:
     mysql_async_session(const mysql_async_session&) = delete;
     mysql_async_session& operator=(const mysql_async_session&) = delete;
 
-    /// Connects, checks TLS as ssl_mode demands and sets the session up, within connect_timeout.
-    /// Failures are storage_errors, safe to retry (nothing was run).
-    void connect(asio::void_completion done);
+    /// Connects to `host` (the URI's, or one address of it), checks TLS as ssl_mode demands and
+    /// sets the session up, connecting within `within`. Failures are storage_errors, safe to
+    /// retry (nothing was run).
+    void connect(std::string host, std::chrono::milliseconds within, asio::void_completion done);
     /// Runs one statement (see async_sql_connection::async_execute), within statement_timeout
     /// plus one second; past that the connection is closed and the statement fails in doubt
     /// (safe when it was never sent).
@@ -106,6 +107,7 @@ private:
     int int_ret_ = 0;
     MYSQL* connect_ret_ = nullptr;
     MYSQL_RES* result_ret_ = nullptr;
+    std::string connect_host_;
     asio::void_completion connect_done_;
     std::unique_ptr<operation> op_;
     std::map<std::string, MYSQL_STMT*, std::less<>> statements_;

@@ -20,8 +20,11 @@ namespace shedlock::providers {
 /// stops a statement after statement_timeout (`busy`, safe). Parameters travel as bound values
 /// of server-side prepared statements, prepared once per connection.
 ///
-/// Limitation: the connector resolves a host name with a blocking lookup while connecting;
-/// give an IP address (or a name in /etc/hosts) where that matters.
+/// A host name is resolved without blocking (Asio's resolver) and its addresses tried in turn,
+/// all within connect_timeout; except under ssl_mode=VERIFY_IDENTITY, where the connector must
+/// see the name to check the certificate and resolves it itself, blocking the executor for the
+/// lookup: give a name the resolver answers at once (/etc/hosts) there. `localhost` is the
+/// server's Unix socket, as for the blocking connection.
 sql::async_connection_factory mysql_async_connections(const mysql_options& options);
 
 }  // namespace shedlock::providers
