@@ -139,3 +139,22 @@ TEST_CASE("postgres async: a listener that never answers fails the connect safe 
     CHECK_THAT(out.error().what(), Catch::Contains("connect_timeout"));
     CHECK_THAT(out.error().what(), !Catch::Contains(t::server::password));
 }
+
+TEST_CASE("postgres async: destroying a connection with a statement in flight completes it once in doubt",
+          "[postgres][async]") {
+    namespace t = pg_async_failure_test;
+    boost::asio::io_context io;
+    auto victim = t::pa::connect(io);
+    int completions = 0;
+    victim->async_execute("SELECT pg_sleep(10)", {}, false, [&](std::exception_ptr e, t::pa::sql_result) {
+        ++completions;
+        CHECK(shedlock::asio::failure_message(e).find("may have been applied") != std::string::npos);
+    });
+    boost::asio::steady_timer later(io, std::chrono::milliseconds(100));
+    later.async_wait([&](boost::system::error_code) { victim.reset(); });
+    io.restart();
+    io.run();  // returns once the closed connection's statement completed, long before 10 s (the server ends the session when the sleep does)
+    CHECK(completions == 1);
+    auto fresh = t::pa::connect(io);
+    CHECK(t::pa::value_of(t::pa::execute(io, *fresh, "SELECT 4")) == "4");
+}
