@@ -1,6 +1,10 @@
 // Model-based test: random operations from several owners against this program's provider,
 // compared step by step with the reference model (lock_model.hpp). Linked into every provider's
 // conformance program.
+// With SHEDLOCK_CONFORMANCE_INTERFACE=awaitable (registered as <program>_awaitable) every step
+// goes through the backend's asynchronous interface instead: co_await async_try_lock,
+// handle.async_unlock and async_extend (tests/conformance/async/), on the native driver where
+// the backend has one.
 #include "model_run.hpp"
 #include "model_settings.hpp"
 
