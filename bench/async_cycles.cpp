@@ -18,8 +18,9 @@
 // Never a timed assertion: a program to run by hand (docs/tuning.md has the figures).
 //
 //   SHEDLOCK_TEST_REDIS_URI=redis://... SHEDLOCK_TEST_POSTGRES_URI=postgresql://...
-//   [SHEDLOCK_TEST_MYSQL_URI=mysql://...] async_cycles [slices=7] [seconds=2] [in_flight=64]
+//   [SHEDLOCK_TEST_MYSQL_URI=mysql://...] async_cycles [slices=20] [seconds=0.5] [in_flight=64]
 //   [backends=redis,postgres,mysql]
+//   ASYNC_CYCLES_ONLY=0|1|2 runs one side alone (async, blocking, raw), for perf or strace -c.
 #include "async_cycles.hpp"
 #include "async_cycles_raw.hpp"
 #include "bench_stats.hpp"
@@ -130,9 +131,10 @@ int main(int argc, char** argv) {
     if (argc > 3) s.in_flight = std::atoi(argv[3]);
     if (argc > 4) s.backends = argv[4];
     if (s.harness.slices < 1 || s.harness.seconds <= 0 || s.in_flight < 1) {
-        std::fprintf(stderr, "usage: async_cycles [slices>=1] [seconds>0] [in_flight>=1] [backends=redis,postgres,mysql]\n");
+        std::fprintf(stderr, "usage: async_cycles [slices>=1, 20] [seconds>0, 0.5] [in_flight>=1] [backends=redis,postgres,mysql]\n");
         return 2;
     }
+    if (const char* only = std::getenv("ASYNC_CYCLES_ONLY")) s.harness.only = std::atoi(only);
     register_all_async_drivers();
     bench::print_load("at start");
     int ran = 0;

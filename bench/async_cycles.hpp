@@ -27,9 +27,12 @@ struct side {
 };
 
 struct harness_settings {
-    int slices = 7;
-    double seconds = 2.0;  ///< per side and slice
+    /// Many short slices rather than a few long ones: on a busy machine the load changes within
+    /// seconds, and adjacent half-second windows share more of it.
+    int slices = 20;
+    double seconds = 0.5;  ///< per side and slice
     double warm_up = 0.5;  ///< per side, before the first slice (connects, prepares, script loads)
+    int only = -1;         ///< >= 0: run that side alone (for perf/strace), no ratios
 };
 
 /// `count` lock names `<prefix>-<i>`, distinct per process (the pid is part of the prefix).

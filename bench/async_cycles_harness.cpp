@@ -54,8 +54,11 @@ median_range over(const std::vector<slice_tallies>& slices, F&& value) {
 
 }  // namespace
 
-void measure(const std::string& title, const std::vector<side>& sides,
-             const std::vector<std::pair<std::size_t, std::size_t>>& ratios, const harness_settings& settings) {
+void measure(const std::string& title, const std::vector<side>& all_sides,
+             const std::vector<std::pair<std::size_t, std::size_t>>& all_ratios, const harness_settings& settings) {
+    const bool alone = settings.only >= 0 && static_cast<std::size_t>(settings.only) < all_sides.size();
+    const std::vector<side> sides = alone ? std::vector<side>{all_sides[static_cast<std::size_t>(settings.only)]} : all_sides;
+    const auto ratios = alone ? std::vector<std::pair<std::size_t, std::size_t>>{} : all_ratios;
     for (const auto& s : sides) timed(s, settings.warm_up);
     std::vector<slice_tallies> slices;
     for (int k = 0; k < settings.slices; ++k) {

@@ -11,6 +11,7 @@
 
 #include <libpq-fe.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <memory>
@@ -188,12 +189,23 @@ std::string quoted(const std::string& v) {
     return out + "'";
 }
 
+/// The URI's TLS settings, as the provider passes them (libpq's default sslmode is prefer: TLS
+/// whenever the server offers it, for the driver, the blocking provider and this floor alike).
+std::string tls_of(const providers::postgres_options& o) {
+    std::string out;
+    const std::pair<const char*, const std::string*> tls[] = {
+        {"sslmode", &o.tls.mode}, {"sslrootcert", &o.tls.ca_file}, {"sslcert", &o.tls.cert_file}, {"sslkey", &o.tls.key_file}};
+    for (const auto& [key, value] : tls)
+        if (!value->empty()) out += std::string(" ") + key + "=" + quoted(*value);
+    return out;
+}
+
 std::unique_ptr<pg_connection> connect(net::io_context& io, const providers::postgres_options& o,
                                        const sql::lock_statement_set& statements) {
     auto c = std::make_unique<pg_connection>(io);
     const std::string conninfo = "host=" + quoted(o.host) + " port=" + std::to_string(o.port) + " dbname=" +
                                  quoted(o.database) + " user=" + quoted(o.user) + " password=" +
-                                 quoted(o.password.value_or("")) + " options='-c DateStyle=ISO'";
+                                 quoted(o.password.value_or("")) + " options='-c DateStyle=ISO'" + tls_of(o);
     c->conn = PQconnectdb(conninfo.c_str());
     if (PQstatus(c->conn) != CONNECTION_OK)
         throw std::runtime_error(std::string("raw PostgreSQL floor: ") + PQerrorMessage(c->conn));
@@ -217,6 +229,8 @@ cycle_runner raw_postgres_side(const providers::postgres_options& options, const
         floor->connections.push_back(connect(io, options, floor->statements));
         floor->idle.push_back(floor->connections.back().get());
     }
+    std::printf("  raw floor connections: %zu, TLS %s\n", floor->connections.size(),
+                PQsslInUse(floor->connections.front()->conn) ? "on (as the provider's: same sslmode)" : "off");
     for (auto& name : names) {
         floor->loops.push_back(std::make_unique<pg_loop>(floor.get(), lock_configuration(name, at_most)));
     }
