@@ -44,6 +44,16 @@ bool needs_resolving(const mysql_options& options) {
            options.tls.mode != "VERIFY_IDENTITY";
 }
 
+bool unreachable(const std::exception_ptr& failure) {
+    try {
+        std::rethrow_exception(failure);
+    } catch (const storage_error& e) {
+        return e.category() == storage_category::unavailable;
+    } catch (...) {
+        return false;
+    }
+}
+
 class opening : public std::enable_shared_from_this<opening> {
 public:
     opening(asio::lock_service::executor_type executor, const mysql_options& options, done_type done)
@@ -100,7 +110,10 @@ private:
             if (!e) return self->finish(nullptr, std::make_unique<mysql_async_connection>(session));
             session->close();
             self->last_failure_ = e;
-            self->try_next();  // another address may answer; every failure here is safe
+            // Another address may answer where this one is unreachable; a refusal (access, TLS,
+            // schema) would be the same there.
+            if (!unreachable(e)) self->next_ = self->addresses_.size();
+            self->try_next();
         });
     }
 
