@@ -4,6 +4,10 @@
 
 #include <conformance.hpp>
 
+#if SHEDLOCK_TEST_ASYNC_DRIVER
+#include <shedlock/providers/redis_async.hpp>
+#endif
+
 namespace shedlock::conformance {
 namespace {
 
@@ -19,6 +23,13 @@ public:
     bool honours_injected_clock() const override { return false; }
     bool tokens_start_at_one() const override { return false; }  // never below the server clock in µs
     bool deletes_expired_records() const override { return false; }
+#if SHEDLOCK_TEST_ASYNC_DRIVER
+    // The asynchronous runs (SHEDLOCK_CONFORMANCE_INTERFACE) on the non-blocking driver, same keys.
+    std::unique_ptr<asio::lock_service> make_async_service(const shedlock::clock& clock,
+                                                           asio::lock_service::executor_type executor) override {
+        return providers::make_redis_async_lock_service(options_, std::move(executor), clock);
+    }
+#endif
 
 private:
     providers::redis_options options_;
