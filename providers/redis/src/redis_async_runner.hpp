@@ -44,7 +44,8 @@ public:
     void shutdown();
 
     const async_strand& strand() const noexcept { return strand_; }
-    std::size_t connections() const noexcept { return slots_.size(); }
+    /// How many connections it may open (any thread).
+    std::size_t connections() const noexcept { return options_.pool_size; }
 
 private:
     struct operation;

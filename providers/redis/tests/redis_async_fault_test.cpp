@@ -175,6 +175,28 @@ TEST_CASE("redis async: a frozen server times the command out while the io_conte
     CHECK(handle.has_value());
 }
 
+TEST_CASE("redis async: a handshake never answered fails within connect_timeout as backend_unavailable",
+          "[redis][async][faults]") {
+    shedlock::test::own_redis_server server;
+    auto options = server.options();
+    options.password = "never-checked";  // AUTH is sent first: the frozen server never answers it
+    options.connect_timeout = 300ms;
+    net::io_context io;
+    auto service = shedlock::providers::make_redis_async_lock_service(options, io.get_executor());
+    server.freeze();
+    std::optional<error_code> result;
+    std::string message;
+    service->start_try_lock({"handshake", 10s}, "owner", [&](std::exception_ptr failure, std::optional<shedlock::lease>) {
+        result = shedlock::asio::to_error_code(failure);
+        message = shedlock::asio::failure_message(failure);
+    });
+    io.run();
+    server.thaw();
+    REQUIRE(result);
+    CHECK(*result == errc::backend_unavailable);  // nothing of ours was sent: safe to retry
+    CHECK(message.find("connect_timeout=300ms") != std::string::npos);
+}
+
 TEST_CASE("redis async: no server gives backend_unavailable", "[redis][async][faults]") {
     std::uint16_t port = 0;
     {
