@@ -148,7 +148,7 @@ TEST_CASE("mysql async: connecting to a closed port fails as safe") {
     CHECK(e.advice() == retry_advice::safe);
 }
 
-TEST_CASE("mysql async: destroying a connection with a statement in flight abandons it without waiting") {
+TEST_CASE("mysql async: destroying a connection with a statement in flight completes it in doubt without waiting") {
     boost::asio::io_context io;
     auto c = connect(io);
     const std::string id = single(run(io, *c, "SELECT CONNECTION_ID()"));
@@ -160,10 +160,12 @@ TEST_CASE("mysql async: destroying a connection with a statement in flight aband
     io.restart();
     io.run();  // returns: nothing of the closed connection is left waiting
     CHECK(steady_clock::now() - started < std::chrono::seconds(30));
-    CHECK_FALSE(out.completed);  // abandoned, as documented: its completion is destroyed uncalled
+    REQUIRE(out.completed);  // exactly once, queued
+    CHECK(out.error().category() == storage_category::unavailable);
+    CHECK(out.error().advice() == retry_advice::in_doubt);
     auto fresh = connect(io);
     CHECK(single(run(io, *fresh, "SELECT ?", {std::int64_t{4}})) == "4");
-    // The server ends the abandoned session (its socket is gone) instead of keeping it.
+    // The server ends the closed session (its socket is gone) instead of keeping it.
     bool gone = false;
     for (int i = 0; i < 50 && !gone; ++i) {
         gone = mysql_server::first_column("SELECT ID FROM information_schema.PROCESSLIST WHERE ID = " + id).empty();

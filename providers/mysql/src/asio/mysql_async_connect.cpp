@@ -49,7 +49,7 @@ void mysql_async_session::close() noexcept {
     resume_ = nullptr;
     finished_ = nullptr;
     connect_done_ = {};
-    op_.reset();
+    if (op_) complete(closed_failure(op_->sent), {});
     io_timer_.cancel();
     deadline_.cancel();
     ++deadline_id_;

@@ -151,4 +151,11 @@ std::exception_ptr mysql_async_session::timeout_failure(bool sent) const {
         storage_error(storage_category::unavailable, sent ? retry_advice::in_doubt : retry_advice::safe, message));
 }
 
+std::exception_ptr mysql_async_session::closed_failure(bool sent) const {
+    std::string message = "MySQL/MariaDB " + context_.shown + ": the connection was closed with the statement in flight";
+    message += sent ? std::string("; ") + may_have_been_applied : "; the statement was not sent";
+    return std::make_exception_ptr(
+        storage_error(storage_category::unavailable, sent ? retry_advice::in_doubt : retry_advice::safe, message));
+}
+
 }  // namespace shedlock::providers::detail

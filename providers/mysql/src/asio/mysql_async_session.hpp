@@ -30,7 +30,8 @@ namespace shedlock::providers::detail {
 /// One operation at a time. Completions are always queued, never run inside a call.
 ///
 /// Lifetime: shared; the waits in flight keep it alive. close() (the owner's destructor) ends
-/// it: an operation in flight is abandoned, its completion destroyed uncalled.
+/// it without waiting: a statement in flight then completes (queued) with `unavailable`, in
+/// doubt once it was sent, so that every completion runs exactly once.
 class mysql_async_session : public std::enable_shared_from_this<mysql_async_session> {
 public:
     using executor_type = asio::lock_service::executor_type;
@@ -86,6 +87,7 @@ private:
     std::exception_ptr failure_of(unsigned code, const std::string& message, mysql_stage stage);
     std::exception_ptr stmt_failure(MYSQL_STMT* stmt, mysql_stage stage);
     std::exception_ptr timeout_failure(bool sent) const;
+    std::exception_ptr closed_failure(bool sent) const;
 
     executor_type executor_;
     mysql_options options_;
