@@ -88,23 +88,26 @@ inline std::vector<std::string> @name@_schemes() { return {"@quoted@"}; }
   target_include_directories(shedlock_${name} PRIVATE $<BUILD_INTERFACE:${dir}>)
 endfunction()
 
-# shedlock_add_async_driver(<name> SOURCES ... [PRIVATE_LINK ...] [DEBIAN_DEPENDS ...]): the
+# shedlock_add_async_driver(<name> SOURCES ... [PUBLIC_LINK <component target>...] [REQUIRES <component>...]
+#                           [PRIVATE_LINK ...] [DEBIAN_DEPENDS ...]): the
 # non-blocking driver of provider <name> (docs/asio.md), called from the provider's own folder
 # after shedlock_register_provider. It becomes component shedlock::<name>_asio (linking
 # shedlock::asio and shedlock::<name>, whose private headers in src/ it may use) and defines
 #   void shedlock::providers::register_<name>_async_driver(shedlock::asio::async_registry&)
 # which the generated umbrella shedlock::asio_all (providers/all) calls. Without shedlock::asio
-# (SHEDLOCK_BUILD_ASIO off) it does nothing: the backend is then blocking only.
+# (SHEDLOCK_BUILD_ASIO off) it does nothing: the backend is then blocking only. PUBLIC_LINK and
+# REQUIRES name further shedlock components its public header uses (the SQL drivers: sql_asio),
+# so that an installed copy (CMake package and pkg-config file) finds them too.
 function(shedlock_add_async_driver name)
   if(NOT TARGET shedlock::asio)
     return()
   endif()
-  cmake_parse_arguments(ARG "" "" "SOURCES;PRIVATE_LINK;DEBIAN_DEPENDS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC_LINK;REQUIRES;PRIVATE_LINK;DEBIAN_DEPENDS" ${ARGN})
   shedlock_add_component(${name}_asio
     SOURCES ${ARG_SOURCES}
-    PUBLIC_LINK shedlock::asio shedlock::${name}
+    PUBLIC_LINK shedlock::asio shedlock::${name} ${ARG_PUBLIC_LINK}
     PRIVATE_LINK ${ARG_PRIVATE_LINK}
-    REQUIRES asio ${name}
+    REQUIRES asio ${name} ${ARG_REQUIRES}
     DEBIAN_DEPENDS ${ARG_DEBIAN_DEPENDS})
   target_include_directories(shedlock_${name}_asio PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
   get_target_property(private_dirs shedlock_${name} INCLUDE_DIRECTORIES)
