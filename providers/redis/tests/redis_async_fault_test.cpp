@@ -223,3 +223,39 @@ TEST_CASE("redis async: bad options are refused when the service is made", "[red
     CHECK_THROWS_AS(shedlock::providers::make_redis_async_lock_service(options, io.get_executor()),
                     shedlock::configuration_error);
 }
+
+TEST_CASE("redis async: a server that forgot the scripts (SCRIPT FLUSH) gets them loaded again", "[redis][async][faults]") {
+    shedlock::test::own_redis_server server;
+    auto options = server.options();
+    options.pool_size = 1;
+    io_thread runner;
+    auto service = shedlock::providers::make_redis_async_lock_service(options, runner.io.get_executor());
+    auto first = acquire(*service, "before-flush");
+    REQUIRE(first.handle);
+    shedlock::test::raw_redis raw(options);
+    raw.text({"SCRIPT", "FLUSH"});
+    unlock(*first.handle);  // NOSCRIPT, SCRIPT LOAD, EVALSHA again
+    CHECK(raw.text({"EXISTS", "shedlock:{before-flush}"}) == "0");
+    auto second = acquire(*service, "after-flush");
+    CHECK_FALSE(second.ec);
+    REQUIRE(second.handle);
+    unlock(*second.handle);
+}
+
+TEST_CASE("redis async: error replies carry the blocking provider's retry advice", "[redis][async][faults]") {
+    shedlock::test::own_redis_server server;
+    auto options = server.options();
+    io_thread runner;
+    auto service = shedlock::providers::make_redis_async_lock_service(options, runner.io.get_executor());
+    shedlock::test::raw_redis raw(options);
+    // A foreign value under the lock key: WRONGTYPE, which no retry fixes.
+    raw.text({"HSET", "shedlock:{foreign}", "field", "value"});
+    CHECK(acquire(*service, "foreign").ec == errc::backend_error);
+    // OOM applies nothing: safe to retry.
+    raw.text({"CONFIG", "SET", "maxmemory", "1"});
+    CHECK(acquire(*service, "out-of-memory").ec == errc::backend_unavailable);
+    raw.text({"CONFIG", "SET", "maxmemory", "0"});
+    auto recovered = acquire(*service, "out-of-memory");
+    REQUIRE(recovered.handle);
+    unlock(*recovered.handle);
+}
