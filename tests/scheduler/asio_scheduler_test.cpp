@@ -381,3 +381,30 @@ TEST_CASE("asio scheduler: stop ends a wait for a lock held elsewhere", "[asio_s
     REQUIRE(records.size() == 1);
     CHECK(records[0].outcome == run_outcome::skipped_locked);
 }
+
+TEST_CASE("asio scheduler: destroyed on the executor's thread it stops in the background", "[asio_scheduler]") {
+    harness h;
+    std::atomic<bool> started{false}, returned{false}, warned{false};
+    scheduler_options options;
+    options.warn = [&](const std::string& line) {
+        if (line.find("stopping in the background") != std::string::npos) warned = true;
+    };
+    options.destructor_grace = 2s;
+    auto s = std::make_unique<asio::scheduler>(h.io.executor(), h.service, h.runs, nullptr, options);
+    s->add(asio::make_async_task("orphan", [&](task_context& ctx) -> awaitable<void> {
+        started = true;
+        co_await asio::sleep_for(ctx, 30s);
+        returned = true;
+    }, fixed_rate(1h), lock_at_most_for("PT1M"), keep_alive()));
+    s->start();
+    REQUIRE(wait_for([&] { return started.load(); }, 3s));
+    std::promise<void> destroyed;
+    boost::asio::post(h.io.executor(), [&] {
+        s.reset();  // must neither block this thread nor leave the firing without its state
+        destroyed.set_value();
+    });
+    REQUIRE(destroyed.get_future().wait_for(5s) == std::future_status::ready);
+    CHECK(warned.load());
+    CHECK(wait_for([&] { return returned.load() && h.records("orphan").size() == 1; }, 5s));
+    CHECK(wait_for([&] { return h.locks->try_lock({"orphan", 50ms}).has_value(); }, 5s));
+}

@@ -84,7 +84,8 @@ public:
 
     /// Stops from a thread that is NOT one of the executor's (it waits; on an executor thread it
     /// would wait for work that only that thread can do, so it throws configuration_error there:
-    /// use async_stop). Idempotent. See async_stop.
+    /// use async_stop). The check knows io_context executors and strands of them; on another
+    /// executor's thread it cannot tell, and such a call deadlocks. Idempotent. See async_stop.
     void stop(std::chrono::milliseconds grace);
 
     /// No new firings; timers cancelled; running bodies get cancellation requested (task_signals:

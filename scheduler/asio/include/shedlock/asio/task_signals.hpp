@@ -25,7 +25,8 @@
 namespace shedlock::asio {
 
 /// Completes when a keep-alive extension found the lease lost (taken over, expired, or failing
-/// past lock_until); at once if it already was. Cancellation has been requested by then.
+/// past lock_until); at once if it already was. Cancellation has been requested by then. Only a
+/// task with keep_alive() has its lease checked: without it this completes never.
 boost::asio::awaitable<void> lease_lost(task_context& ctx);
 
 /// Completes when cancellation is requested: the scheduler stops or the lease was lost.
