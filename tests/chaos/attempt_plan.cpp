@@ -74,7 +74,10 @@ attempt_plan draw_plan(std::mt19937_64& rng, const run_options& options, const s
 spawn_request build_request(const attempt_plan& plan, const lane& where, const run_options& options,
                             const std::string& libfaketime) {
     spawn_request r;
-    if (options.planted.empty()) {
+    if (options.async_api) {
+        r.argv = {options.async_path, "run", "--journal", options.work_dir + "/journal.log", "--attempt",
+                  std::to_string(plan.id)};
+    } else if (options.planted.empty()) {
         r.argv = {options.cli_path, "run"};
     } else {
         r.argv = {options.planted_path, "run", "--bug", options.planted, "--journal", options.work_dir + "/journal.log",

@@ -25,6 +25,12 @@ bool fill_defaults(run_options& o) {
     if (o.cli_path.empty()) o.cli_path = SHEDLOCK_CHAOS_CLI;
     if (o.resource_path.empty()) o.resource_path = SHEDLOCK_CHAOS_RESOURCE;
     if (o.planted_path.empty()) o.planted_path = SHEDLOCK_CHAOS_PLANTED;
+#ifdef SHEDLOCK_CHAOS_ASYNC
+    if (o.async_path.empty()) o.async_path = SHEDLOCK_CHAOS_ASYNC;
+#endif
+    if (o.async_api && o.async_path.empty())
+        throw std::runtime_error("--async needs chaos_async_worker, which this build lacks (configure with "
+                                 "-DSHEDLOCK_BUILD_ASIO=ON) or --async-worker PATH");
     if (o.seed == 0) o.seed = static_cast<std::uint64_t>(now_us());
     const bool made_here = o.work_dir.empty();
     if (made_here) {
@@ -91,7 +97,8 @@ int main(int argc, char** argv) {
         std::printf("chaos: backend %s, %d s, %d workers, at-most %lld ms, seed %llu, faults %s%s\nchaos: work dir %s\n",
                     options.backend.c_str(), options.seconds, options.workers,
                     static_cast<long long>(options.at_most.count()), static_cast<unsigned long long>(options.seed),
-                    fault_list(options).c_str(), options.planted.empty() ? "" : (", planted " + options.planted).c_str(),
+                    fault_list(options).c_str(),
+                    options.async_api ? ", async API" : options.planted.empty() ? "" : (", planted " + options.planted).c_str(),
                     options.work_dir.c_str());
         std::fflush(stdout);
         outcome = run_chaos(options);
@@ -102,11 +109,11 @@ int main(int argc, char** argv) {
     const auto lanes = analyze({options, outcome.lanes, outcome.attempts, outcome.journal, outcome.faults, outcome.start_us,
                                outcome.end_us});
     std::string table = table_header();
-    for (const auto& lane : lanes) table += table_row(options.backend, lane);
-    std::printf("\n%s\n%s", table.c_str(), violation_details(options.backend, lanes).c_str());
+    for (const auto& lane : lanes) table += table_row(backend_label(options), lane);
+    std::printf("\n%s\n%s", table.c_str(), violation_details(backend_label(options), lanes).c_str());
     if (!options.table_out.empty()) {
         std::ofstream out(options.table_out, std::ios::app);
-        for (const auto& lane : lanes) out << table_row(options.backend, lane);
+        for (const auto& lane : lanes) out << table_row(backend_label(options), lane);
     }
     if (!outcome.error.empty()) {
         std::fprintf(stderr, "chaos: the run failed: %s\n", outcome.error.c_str());

@@ -25,6 +25,8 @@ const char* const usage = R"(usage: chaos_suite --backend sqlite|postgres|mysql|
   --keep-alive-rate P  share of attempts run with --keep-alive (default 0.25)
   --planted BUG      workers run chaos_planted_worker with BUG planted: none
                      unlock_no_owner extend_no_owner tokens_not_incremented skewed_db_time
+  --async            workers run chaos_async_worker: the lock through shedlock::asio (async_try_lock,
+                     async_extend, async_unlock on one io_context thread) instead of `shedlock run`
   --expect a,b,..    pass only if these violation kinds were found (planted-bug tests)
   --work-dir DIR     where the journal, databases and logs go (default: a new dir under
                      $SHEDLOCK_TEST_TMPDIR or /tmp)
@@ -63,6 +65,8 @@ const std::set<std::string>& all_violation_kinds() {
     return kinds;
 }
 
+std::string backend_label(const run_options& o) { return o.async_api ? o.backend + "/async" : o.backend; }
+
 run_options parse_options(int argc, char** argv) {
     run_options o;
     bool seconds_given = false, soak = false;
@@ -88,12 +92,14 @@ run_options parse_options(int argc, char** argv) {
             else if (arg == "--clock-rate") o.clock_rate = std::stod(value());
             else if (arg == "--keep-alive-rate") o.keep_alive_rate = std::stod(value());
             else if (arg == "--planted") o.planted = value();
+            else if (arg == "--async") o.async_api = true;
             else if (arg == "--expect") o.expect = split_list(value());
             else if (arg == "--work-dir") o.work_dir = value();
             else if (arg == "--table-out") o.table_out = value();
             else if (arg == "--cli") o.cli_path = value();
             else if (arg == "--resource") o.resource_path = value();
             else if (arg == "--planted-worker") o.planted_path = value();
+            else if (arg == "--async-worker") o.async_path = value();
             else throw std::invalid_argument("unknown option " + std::string(arg));
         }
         if (soak && !seconds_given) o.seconds = 4 * 3600;
@@ -103,6 +109,8 @@ run_options parse_options(int argc, char** argv) {
             throw std::invalid_argument("--clock-rate and --keep-alive-rate must be 0..1");
         if (o.seconds < 1 || o.workers < 1 || o.workers > 64 || o.at_most.count() < 200)
             throw std::invalid_argument("--seconds >= 1, --workers 1..64 and --at-most-ms >= 200, please");
+        if (o.async_api && !o.planted.empty())
+            throw std::invalid_argument("--async and --planted exclude each other (the planted worker is blocking)");
         check_subset(o.faults, all_fault_kinds(), "fault kind");
         check_subset(o.expect, all_violation_kinds(), "violation kind");
     } catch (const std::exception& e) {

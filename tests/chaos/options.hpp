@@ -26,13 +26,18 @@ struct run_options {
     double clock_rate = 0.05;                  ///< share of attempts with a skewed client clock
     double keep_alive_rate = 0.25;             ///< share of attempts with --keep-alive
     std::string planted;                       ///< a planted bug: workers run chaos_planted_worker
+    bool async_api = false;                    ///< the async lane: workers run chaos_async_worker
     std::set<std::string> expect;              ///< planted-bug test: these violations must show
     std::string work_dir;                      ///< journal, databases, logs (kept for inspection)
     std::string table_out;                     ///< append the table rows here as well
     std::string cli_path;
     std::string resource_path;
     std::string planted_path;
+    std::string async_path;
 };
+
+/// The backend column of the table: "redis", or "redis/async" for the async lane.
+std::string backend_label(const run_options& o);
 
 /// Parses argv; prints usage and exits 2 on a bad command line (0 for --help).
 run_options parse_options(int argc, char** argv);

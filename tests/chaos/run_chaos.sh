@@ -5,6 +5,7 @@
 #   tests/chaos/run_chaos.sh                         # all four backends, 60 s each
 #   tests/chaos/run_chaos.sh --seconds 600 redis     # one backend, longer
 #   tests/chaos/run_chaos.sh --soak                  # hours each (see --help of chaos_suite)
+#   tests/chaos/run_chaos.sh --async                 # the async lane: workers lock through shedlock::asio
 #
 # Arguments that start with -- go to every chaos_suite run; the others name backends.
 # Environment: SHEDLOCK_CHAOS_BUILD (default build/chaos: a build configured with
@@ -25,7 +26,7 @@ backends=()
 args=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --soak|--no-faults) args+=("$1") ;;
+    --soak|--no-faults|--async) args+=("$1") ;;
     --*) args+=("$1" "$2"); shift ;;
     *) backends+=("$1") ;;
   esac
