@@ -152,7 +152,8 @@ std::exception_ptr mysql_async_session::timeout_failure(bool sent) const {
 }
 
 std::exception_ptr mysql_async_session::closed_failure(bool sent) const {
-    std::string message = "MySQL/MariaDB " + context_.shown + ": the connection was closed with the statement in flight";
+    std::string message =
+        "MySQL/MariaDB " + context_.shown + ": the connection was closed with the statement in flight";
     message += sent ? std::string("; ") + may_have_been_applied : "; the statement was not sent";
     return std::make_exception_ptr(
         storage_error(storage_category::unavailable, sent ? retry_advice::in_doubt : retry_advice::safe, message));
