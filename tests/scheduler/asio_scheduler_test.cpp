@@ -87,8 +87,13 @@ TEST_CASE("asio scheduler: a suspended coroutine body keeps its lock until it re
 
 TEST_CASE("asio scheduler: without keep-alive the same suspended body loses its lock", "[asio_scheduler]") {
     harness h;
-    std::atomic<bool> started{false}, returned{false};
-    asio::scheduler s(h.io.executor(), h.service, h.runs);
+    std::atomic<bool> started{false}, returned{false}, warned{false};
+    scheduler_options options;
+    options.warn = [&](const std::string& line) {
+        const bool outran = line.find("longer than its lock_at_most_for") != std::string::npos;
+        if (outran && line.find("\"suspends\" ran ") != std::string::npos) warned = true;
+    };
+    asio::scheduler s(h.io.executor(), h.service, h.runs, nullptr, options);
     s.add(asio::make_async_task("suspends", [&](task_context&) -> awaitable<void> {
         started = true;
         co_await wait(1000ms);
@@ -100,6 +105,7 @@ TEST_CASE("asio scheduler: without keep-alive the same suspended body loses its 
     CHECK(wait_for([&] { return h.locks->try_lock({"suspends", 50ms}).has_value(); }, 2s));
     CHECK(wait_for([&] { return returned.load(); }, 3s));
     s.stop(2s);
+    CHECK(warned.load());  // as the blocking scheduler warns of a run outlasting its lease
 }
 
 TEST_CASE("asio scheduler: blocking and coroutine bodies in one scheduler", "[asio_scheduler]") {

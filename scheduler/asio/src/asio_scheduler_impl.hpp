@@ -31,6 +31,7 @@ struct task_runtime {
     async_task_body body;  ///< empty: the blocking body task.definition.body, run on the pool
     boost::asio::steady_timer timer;
     bool running = false;  ///< a firing is in flight on this instance
+    bool warned_long_run = false;
     std::shared_ptr<detail::firing_state> firing;  ///< the one holding its lock, for stop()
 };
 
@@ -64,6 +65,8 @@ struct scheduler::impl : std::enable_shared_from_this<scheduler::impl> {
                                              run_record& r);
     boost::asio::awaitable<void> run_body(task_runtime& t, detail::firing_state& f, run_record& r);
     boost::asio::awaitable<void> record(const run_record& r);
+    /// Warns once per task when a run without keep-alive outlasted its lock_at_most_for.
+    void check_duration(task_runtime& t, const run_record& r);
     // keep-alive (scheduler_keep_alive.cpp)
     boost::asio::awaitable<void> keep_alive(std::shared_ptr<detail::firing_state> f, std::chrono::milliseconds at_most);
 

@@ -5,10 +5,13 @@
 #include "run_blocking.hpp"
 #include "try_lock_op.hpp"
 
+#include <shedlock/duration.hpp>
+
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
+#include <utility>
 
 namespace shedlock::asio {
 namespace {
@@ -66,7 +69,18 @@ boost::asio::awaitable<void> scheduler::impl::fire(task_runtime& t, timestamp at
     }
     r.finished_at = wall.now();
     co_await record(r);
+    check_duration(t, r);
     t.running = false;
+}
+
+void scheduler::impl::check_duration(task_runtime& t, const run_record& r) {
+    if (t.task.definition.keep_alive) return;  // the keep-alive extends the lease
+    if (r.outcome != run_outcome::succeeded && r.outcome != run_outcome::failed) return;
+    const auto took = r.finished_at - r.started_at;
+    if (took <= t.task.lock.lock_at_most_for() || std::exchange(t.warned_long_run, true)) return;
+    warn("task \"" + r.task + "\" ran " + format_duration(took) + ", longer than its lock_at_most_for " +
+         format_duration(t.task.lock.lock_at_most_for()) +
+         ": another instance may have started it meanwhile; raise lock_at_most_for or enable keep_alive");
 }
 
 std::chrono::milliseconds scheduler::impl::wait_for_firing(const task_runtime& t, timestamp at) const {
