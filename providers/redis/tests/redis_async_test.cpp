@@ -167,3 +167,19 @@ TEST_CASE("redis async: open_async_backend uses the native driver for redis URIs
         co_await handle->async_unlock(net::use_awaitable);
     });
 }
+
+TEST_CASE("redis async: a service destroyed with operations in flight drops them and closes its connections",
+          "[redis][async]") {
+    const auto options = async_options();
+    net::io_context io;
+    int completed = 0;
+    {
+        auto service = shedlock::providers::make_redis_async_lock_service(options, io.get_executor());
+        for (int i = 0; i < 8; ++i)
+            shedlock::asio::async_try_lock(*service, {"dropped-" + std::to_string(i), 10s},
+                                           [&](error_code, std::optional<lock_handle>) { ++completed; });
+        io.run_one();  // some of them under way
+    }
+    io.run();  // returns: nothing of the service keeps it busy
+    CHECK(completed == 0);
+}
