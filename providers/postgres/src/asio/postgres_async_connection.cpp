@@ -2,13 +2,24 @@
 // postgres_statement.cpp.
 #include "postgres_async_connection.hpp"
 
+#include <charconv>
+#include <cstring>
+#include <stdexcept>
+
 namespace shedlock::providers::detail {
 
 sql::sql_result postgres_rows(const PGresult* r) {
     sql::sql_result out;
     if (!r) return out;
     const char* affected = PQcmdTuples(const_cast<PGresult*>(r));
-    out.affected_rows = affected && *affected ? std::stoll(affected) : 0;
+    if (affected && *affected) {
+        // libpq checked the digits, not their number: a count past int64 is the server's fault.
+        const auto end = affected + std::strlen(affected);
+        const auto read = std::from_chars(affected, end, out.affected_rows);
+        if (read.ec != std::errc() || read.ptr != end)
+            throw std::runtime_error("the server reported \"" + std::string(PQcmdStatus(const_cast<PGresult*>(r))) +
+                                     "\", whose row count is no 64-bit number; is it a PostgreSQL server?");
+    }
     const int rows = PQntuples(r), columns = PQnfields(r);
     out.rows.reserve(static_cast<std::size_t>(rows));
     for (int i = 0; i < rows; ++i) {

@@ -31,7 +31,8 @@ struct postgres_session {
 void run_postgres_statement(std::shared_ptr<postgres_session> session, std::string sql,
                             std::vector<std::string> values, asio::completion<sql::sql_result> done);
 
-/// A result's rows as text (NULL: empty), affected_rows from PQcmdTuples; empty for null.
+/// A result's rows as text (NULL: empty), affected_rows from PQcmdTuples; empty for null. Throws
+/// std::runtime_error naming the command tag when its row count does not fit 64 bits.
 sql::sql_result postgres_rows(const PGresult* result);
 
 class postgres_async_connection final : public sql::async_sql_connection {

@@ -110,6 +110,13 @@ private:
             pg_result_ptr r(PQgetResult(conn()));
             if (!r) return results_done();
             const auto status = PQresultStatus(r.get());
+            // In a COPY state libpq hands out a new COPY result on every call, never null: no
+            // lock statement asks for COPY, so a server that starts one is not followed.
+            if (status == PGRES_COPY_IN || status == PGRES_COPY_OUT || status == PGRES_COPY_BOTH)
+                return fail_with(postgres_failure::connection,
+                                 "the server answered with COPY, which no lock statement asks for; is it a "
+                                 "PostgreSQL server, or is something in between rewriting the answers?",
+                                 "");
             if (status == PGRES_FATAL_ERROR || status == PGRES_BAD_RESPONSE || status == PGRES_NONFATAL_ERROR) {
                 if (!error_) error_ = std::move(r);
             } else {
@@ -126,10 +133,16 @@ private:
             preparing_ = false;
             return send();
         }
+        sql::sql_result rows;
+        try {
+            rows = postgres_rows(last_.get());
+        } catch (const std::exception& e) {
+            return fail_with(postgres_failure::other, e.what(), "");
+        }
         finished_ = true;
         deadline_.cancel();
         auto done = std::move(done_);
-        done(nullptr, postgres_rows(last_.get()));
+        done(nullptr, std::move(rows));
     }
 
     void fail_refused() {
