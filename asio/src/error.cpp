@@ -1,6 +1,8 @@
 #include <shedlock/asio/error.hpp>
 #include <shedlock/error.hpp>
 
+#include <boost/system/system_error.hpp>
+
 namespace shedlock::asio {
 namespace {
 
