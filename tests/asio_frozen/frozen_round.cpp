@@ -10,6 +10,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -58,8 +59,12 @@ awaitable<void> lock_until_it_works(asio::lock_service& locks, std::string name,
 
 std::string frozen_report::summary(const std::string& backend) const {
     std::ostringstream out;
+    std::map<std::string, int> codes;
+    for (const auto& error : errors) ++codes[error ? error.message() : "no error"];
     out << "asio_frozen " << backend << ": " << errors.size() << " calls ended after " << waited.count()
-        << " ms (" << acquired << " acquired, " << held_elsewhere << " held elsewhere); ticker " << ticks
+        << " ms (" << acquired << " acquired, " << held_elsewhere << " held elsewhere;";
+    for (const auto& [message, count] : codes) out << " " << count << " x \"" << message << "\"";
+    out << "); ticker " << ticks
         << " ticks, lateness max " << max_late.count() / 1000.0 << " ms, median " << median_late.count() / 1000.0
         << " ms; after the thaw " << (recovered ? "locked" : "NOT locked") << " after " << failures_after_thaw
         << " failed calls";
