@@ -59,13 +59,15 @@ void measure(const std::string& title, const std::vector<side>& all_sides,
     const bool alone = settings.only >= 0 && static_cast<std::size_t>(settings.only) < all_sides.size();
     const std::vector<side> sides = alone ? std::vector<side>{all_sides[static_cast<std::size_t>(settings.only)]} : all_sides;
     const auto ratios = alone ? std::vector<std::pair<std::size_t, std::size_t>>{} : all_ratios;
-    for (const auto& s : sides) timed(s, settings.warm_up);
+    long total = 0;  // every cycle of the run, warm-up included: per-cycle syscall counts
+    for (const auto& s : sides) total += timed(s, settings.warm_up).cycles;
     std::vector<slice_tallies> slices;
     for (int k = 0; k < settings.slices; ++k) {
         slice_tallies tallies(sides.size());
         for (std::size_t i = 0; i < sides.size(); ++i) {
             const std::size_t v = k % 2 ? sides.size() - 1 - i : i;
             tallies[v] = timed(sides[v], settings.seconds);
+            total += tallies[v].cycles;
         }
         slices.push_back(std::move(tallies));
     }
@@ -82,6 +84,7 @@ void measure(const std::string& title, const std::vector<side>& all_sides,
         std::printf("  %s vs %s: cycles/s ratio %s, CPU/cycle ratio %s\n", sides[a].name.c_str(), sides[b].name.c_str(),
                     format(rate, "%.2f").c_str(), format(cpu, "%.2f").c_str());
     }
+    if (alone) std::printf("  cycles in all, warm-up included: %ld\n", total);
     std::fflush(stdout);
 }
 
