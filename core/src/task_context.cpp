@@ -7,7 +7,7 @@ namespace shedlock {
 
 std::optional<std::int64_t> task_context::fencing_token() const {
     std::lock_guard lock(mutex_);
-    return handle_ ? handle_->fencing_token() : std::nullopt;
+    return handle_ ? handle_->fencing_token() : fencing_token_;
 }
 
 bool task_context::extend(std::chrono::milliseconds at_most, std::chrono::milliseconds minimum_hold) {
@@ -46,6 +46,11 @@ void task_context::attach(lock_handle* handle) {
 std::optional<lock_handle> task_context::detach() {
     std::lock_guard lock(mutex_);
     return std::exchange(handle_, std::nullopt);
+}
+
+void task_context::set_fencing_token(std::optional<std::int64_t> token) {
+    std::lock_guard lock(mutex_);
+    fencing_token_ = token;
 }
 
 void task_context::mark_lock_lost() noexcept {

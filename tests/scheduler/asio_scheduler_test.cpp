@@ -213,13 +213,18 @@ TEST_CASE("asio scheduler: a timer on the application's io_context keeps firing 
 
 TEST_CASE("asio scheduler: a lease taken over wakes the body awaiting lease_lost", "[asio_scheduler]") {
     harness h;
-    std::atomic<bool> started{false}, woke{false}, lost_flag{false}, cancel_flag{false};
+    std::atomic<bool> started{false}, woke{false}, lost_flag{false}, cancel_flag{false}, ctx_lost_flag{false};
+    std::atomic<bool> ctx_lost_before{true}, tokens_agree{false};
     asio::scheduler s(h.io.executor(), h.service, h.runs);
     s.add(asio::make_async_task("watched", [&](task_context& ctx) -> awaitable<void> {
+        // task_context's own accessors report the asynchronous lock too (no blocking handle).
+        tokens_agree = ctx.fencing_token().has_value() && ctx.fencing_token() == asio::fencing_token(ctx);
+        ctx_lost_before = ctx.lock_lost();
         started = true;
         co_await asio::lease_lost(ctx);
         woke = true;
         lost_flag = asio::lock_lost(ctx);
+        ctx_lost_flag = ctx.lock_lost();
         cancel_flag = ctx.cancellation_requested();
     }, fixed_rate(1h), lock_at_most_for(400ms), keep_alive()));
     s.start();
@@ -230,6 +235,9 @@ TEST_CASE("asio scheduler: a lease taken over wakes the body awaiting lease_lost
     REQUIRE(thief);
     CHECK(wait_for([&] { return woke.load(); }, 3s));
     CHECK(lost_flag.load());
+    CHECK(ctx_lost_flag.load());
+    CHECK_FALSE(ctx_lost_before.load());
+    CHECK(tokens_agree.load());
     CHECK(cancel_flag.load());
     s.stop(2s);
     const auto records = h.records("watched");

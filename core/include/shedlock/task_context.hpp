@@ -39,7 +39,9 @@ public:
     bool lock_lost() const noexcept { return lock_lost_.load(); }
 
     /// Extends the held lock to now + at_most, with a minimum hold (lock_at_least_for) of
-    /// `minimum_hold` from now. False (and lock_lost) when it could not.
+    /// `minimum_hold` from now. False (and lock_lost) when it could not. A blocking call: in a
+    /// coroutine body of shedlock::asio::scheduler, which holds no blocking handle, it returns
+    /// false and changes nothing (extensions there are the keep-alive's: keep_alive()).
     bool extend(std::chrono::milliseconds at_most, std::chrono::milliseconds minimum_hold = std::chrono::milliseconds{0});
 
     /// Adds `n` to the counter `key` (recorded in the run record: "scanned", "cancelled", ...).
@@ -60,6 +62,8 @@ private:
     std::optional<lock_handle> detach();
     void mark_lock_lost() noexcept;
     void set_claim(idempotency_claim claim) { claim_ = std::move(claim); }
+    /// The token of a lock held without a blocking handle (an asynchronous one).
+    void set_fencing_token(std::optional<std::int64_t> token);
 
     std::string lock_name_;
     timestamp scheduled_at_;
@@ -67,6 +71,7 @@ private:
     std::atomic<bool> lock_lost_{false};
     mutable std::mutex mutex_;
     std::optional<lock_handle> handle_;
+    std::optional<std::int64_t> fencing_token_;  // when there is no handle_ (set_fencing_token)
     std::map<std::string, std::int64_t> counters_;
     std::optional<idempotency_claim> claim_;  // set before the body runs, then only read
     std::string result_;

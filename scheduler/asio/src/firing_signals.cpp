@@ -2,6 +2,7 @@
 #include "firing_signals.hpp"
 
 #include <shedlock/asio/task_signals.hpp>
+#include <shedlock/detail/task_context_access.hpp>
 #include <shedlock/error.hpp>
 
 #include <map>
@@ -27,6 +28,7 @@ void firing_state::request_cancellation() {
 
 void firing_state::mark_lost() {
     lock_lost.store(true);
+    shedlock::detail::task_context_access::mark_lock_lost(context);  // ctx.lock_lost() says it too
     lost.set();
     request_cancellation();
 }

@@ -6,6 +6,7 @@
 #include "strand_event.hpp"
 
 #include <shedlock/asio/lock_handle.hpp>
+#include <shedlock/detail/task_context_access.hpp>
 #include <shedlock/task_context.hpp>
 
 #include <boost/asio/steady_timer.hpp>
@@ -25,7 +26,10 @@ struct firing_state {
           lost(strand),
           keep_alive_done(strand),
           keep_alive_timer(strand),
-          fencing_token(token) {}
+          fencing_token(token) {
+        // task_context's own fencing_token() reports it too (there is no blocking handle).
+        shedlock::detail::task_context_access::set_fencing_token(context, token);
+    }
 
     /// Shutdown or a lost lease: the body is asked to stop.
     void request_cancellation();

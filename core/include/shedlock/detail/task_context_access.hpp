@@ -17,6 +17,12 @@ struct task_context_access {
     /// The current handle (after extensions), for the final unlock; empty when lost or taken.
     static std::optional<lock_handle> detach(task_context& context) { return context.detach(); }
     static void set_claim(task_context& context, idempotency_claim claim) { context.set_claim(std::move(claim)); }
+    /// For a lock held through the asynchronous interface (no blocking handle to attach): what
+    /// fencing_token() and lock_lost() then report.
+    static void set_fencing_token(task_context& context, std::optional<std::int64_t> token) {
+        context.set_fencing_token(token);
+    }
+    static void mark_lock_lost(task_context& context) noexcept { context.mark_lock_lost(); }
 };
 
 }  // namespace shedlock::detail

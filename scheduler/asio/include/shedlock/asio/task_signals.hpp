@@ -8,9 +8,8 @@
 /// runs. A context that no asio scheduler is running gets configuration_error.
 ///
 /// What task_context itself reports for a coroutine body: cancellation_requested() (set on stop
-/// and on a lost lease), claim(), counters and set_result() work; lock_lost(), fencing_token()
-/// and extend() do not (they read the blocking handle core attaches): use lock_lost() and
-/// fencing_token() below, and keep_alive() instead of extend().
+/// and on a lost lease), lock_lost(), fencing_token(), claim(), counters and set_result() work;
+/// extend() is a blocking call and returns false there: keep_alive() extends instead.
 
 #include <shedlock/task_context.hpp>
 
