@@ -23,15 +23,20 @@ journal::journal(const std::string& path)
                                 "writable directory");
 }
 
-journal::~journal() { ::close(fd_); }
+journal::~journal() {
+    writer_.join();
+    ::close(fd_);
+}
 
-void journal::append(const std::string& task, shedlock::timestamp scheduled_at, std::optional<std::int64_t> token,
-                     std::chrono::system_clock::time_point begin) const {
-    const std::string line = task + " " + shedlock::format_iso_timestamp(scheduled_at) + " " +
-                             std::to_string(::getpid()) + " " + (token ? std::to_string(*token) : "-") + " " +
-                             std::to_string(epoch_ms(begin)) + " " +
-                             std::to_string(epoch_ms(std::chrono::system_clock::now())) + "\n";
-    if (::write(fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
+std::string journal::line(const std::string& task, shedlock::timestamp scheduled_at,
+                          std::optional<std::int64_t> fencing, std::chrono::system_clock::time_point begin) {
+    return task + " " + shedlock::format_iso_timestamp(scheduled_at) + " " + std::to_string(::getpid()) + " " +
+           (fencing ? std::to_string(*fencing) : "-") + " " + std::to_string(epoch_ms(begin)) + " " +
+           std::to_string(epoch_ms(std::chrono::system_clock::now())) + "\n";
+}
+
+void journal::write(const std::string& text) const {
+    if (::write(fd_, text.data(), text.size()) != static_cast<ssize_t>(text.size()))
         throw std::system_error(errno, std::generic_category(), "journal \"" + path_ + "\": append failed");
 }
 

@@ -74,7 +74,7 @@ int run(const arguments& a) {
     // Opening blocks once (connects, checks the tables), before the io_context runs.
     const auto backend = shedlock::asio::open_async_backend(a.uri, io.get_executor(), request);
     asio_service::outcome_board board(backend->blocking().runs());
-    const asio_service::journal lines(a.journal);
+    asio_service::journal lines(a.journal);
 
     shedlock::scheduler_options options;
     options.instance = "asio_service:" + std::to_string(::getpid());

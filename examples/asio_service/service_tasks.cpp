@@ -3,6 +3,7 @@
 #include <shedlock/asio/task_signals.hpp>
 
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 namespace asio_service {
 namespace {
@@ -32,7 +33,8 @@ awaitable<void> heartbeat(task_context& ctx, task_sinks sinks) {
     const auto begin = std::chrono::system_clock::now();
     running_mark mark(*sinks.board, "heartbeat");
     co_await shedlock::asio::sleep_for(ctx, 50ms);
-    sinks.lines->append("heartbeat", ctx.scheduled_at(), shedlock::asio::fencing_token(ctx), begin);
+    co_await sinks.lines->async_append(
+        journal::line("heartbeat", ctx.scheduled_at(), shedlock::asio::fencing_token(ctx), begin), boost::asio::use_awaitable);
 }
 
 awaitable<void> slow_sync(task_context& ctx, task_sinks sinks) {
@@ -43,7 +45,8 @@ awaitable<void> slow_sync(task_context& ctx, task_sinks sinks) {
         if (!co_await shedlock::asio::sleep_for(ctx, slow_sync_step)) break;
         ctx.count("steps");
     }
-    sinks.lines->append("slow_sync", ctx.scheduled_at(), shedlock::asio::fencing_token(ctx), begin);
+    co_await sinks.lines->async_append(
+        journal::line("slow_sync", ctx.scheduled_at(), shedlock::asio::fencing_token(ctx), begin), boost::asio::use_awaitable);
     if (shedlock::asio::lock_lost(ctx)) throw std::runtime_error("slow_sync lost its lease while it ran");
 }
 
@@ -52,7 +55,8 @@ awaitable<void> report(task_context& ctx, task_sinks sinks) {
     running_mark mark(*sinks.board, "report");
     co_await shedlock::asio::sleep_for(ctx, 200ms);
     ctx.set_result("attempt " + std::to_string(ctx.claim() ? ctx.claim()->attempt : 0));
-    sinks.lines->append("report", ctx.scheduled_at(), shedlock::asio::fencing_token(ctx), begin);
+    co_await sinks.lines->async_append(
+        journal::line("report", ctx.scheduled_at(), shedlock::asio::fencing_token(ctx), begin), boost::asio::use_awaitable);
 }
 
 }  // namespace
@@ -63,7 +67,7 @@ std::vector<shedlock::asio::async_task> make_service_tasks(const std::string& pr
     tasks.push_back(make_async_task(
         "heartbeat", [sinks](task_context& ctx) { return heartbeat(ctx, sinks); },
         shedlock::cron("* * * * * *", "UTC"), shedlock::lock_name(prefix + ":heartbeat"),
-        shedlock::lock_at_most_for("PT10S"), shedlock::lock_at_least_for("800ms"), shedlock::misfire_grace(500ms)));
+        shedlock::lock_at_most_for("PT10S"), shedlock::lock_at_least_for("900ms"), shedlock::misfire_grace(300ms)));
     tasks.push_back(make_async_task(
         "slow_sync", [sinks](task_context& ctx) { return slow_sync(ctx, sinks); },
         shedlock::cron("* * * * * *", "UTC"), shedlock::lock_name(prefix + ":slow_sync"),

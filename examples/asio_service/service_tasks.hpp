@@ -14,7 +14,7 @@ namespace asio_service {
 
 /// What the task bodies write to; both must outlive the scheduler.
 struct task_sinks {
-    const journal* lines;
+    journal* lines;
     outcome_board* board;
 };
 
@@ -23,7 +23,9 @@ inline constexpr std::chrono::milliseconds slow_sync_step{1200};
 
 /// Lock names and keys start with `prefix` (one cluster's names apart from another's on the same
 /// backend):
-/// - heartbeat: every second, short; lock_at_least_for 800ms covers the processes' timer skew.
+/// - heartbeat: every second, short, no claim: lock_at_least_for 900ms covers the processes' timer
+///   skew, and misfire_grace 300ms keeps a process that woke late from running a second already run
+///   (it would need a lock call 600 ms slower than the winner's).
 /// - slow_sync: every second, its body suspends 3 x 1.2 s under a 2 s lease: only the keep-alive
 ///   (an extension every 1 s, a coroutine beside the body) keeps the other processes out.
 /// - report: every 2 s, idempotency key `<prefix>:report:{datetime}` claimed through the async

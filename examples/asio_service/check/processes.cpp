@@ -42,16 +42,26 @@ std::string tail_of(const std::string& path) {
     return all.size() > 600 ? "..." + all.substr(all.size() - 600) : all;
 }
 
-/// Waits for process k of every run to write its port.
-void await_ports(std::vector<backend_run>& runs, std::size_t k, std::vector<std::string>& problems) {
-    const auto deadline = std::chrono::steady_clock::now() + 30s;
+/// True once `p` has exited (it is reaped then, and its failure recorded).
+bool ended_early(const backend_run& run, service_process& p, std::vector<std::string>& problems) {
+    int status = 0;
+    if (::waitpid(p.pid, &status, WNOHANG) != p.pid) return false;
+    p.reaped = true;
+    problems.push_back(run.name + " pid " + std::to_string(p.pid) + " ended (status " + std::to_string(status) +
+                       ") before it listened: " + tail_of(p.log));
+    return true;
+}
+
+/// Waits until process k of every run has written its port, until `deadline` at most.
+void await_ports(std::vector<backend_run>& runs, std::size_t k, std::chrono::steady_clock::time_point deadline,
+                 std::vector<std::string>& problems) {
     for (auto& run : runs) {
         auto& p = run.processes[k];
-        while (p.port == 0 && std::chrono::steady_clock::now() < deadline) {
+        while (p.port == 0 && !ended_early(run, p, problems) && std::chrono::steady_clock::now() < deadline) {
             std::ifstream in(port_file(run, k));
             if (!(in >> p.port)) std::this_thread::sleep_for(20ms);
         }
-        if (p.port == 0)
+        if (p.port == 0 && !p.reaped)
             problems.push_back(run.name + " process " + std::to_string(k) + " (pid " + std::to_string(p.pid) +
                                ") did not start listening within 30 s: " + tail_of(p.log));
     }
@@ -66,21 +76,25 @@ std::chrono::steady_clock::time_point start_clusters(const std::string& app, con
         run.dir = dir + "/" + run.name;
         std::filesystem::create_directories(run.dir);
     }
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
     for (auto& run : runs) run.processes.push_back(spawn(app, run, prefix, 0));
-    await_ports(runs, 0, problems);
+    await_ports(runs, 0, deadline, problems);
+    if (!problems.empty()) return std::chrono::steady_clock::now();
     for (std::size_t k = 1; k < 3; ++k)
         for (auto& run : runs) run.processes.push_back(spawn(app, run, prefix, k));
-    await_ports(runs, 1, problems);
-    await_ports(runs, 2, problems);
+    await_ports(runs, 1, deadline, problems);
+    await_ports(runs, 2, deadline, problems);
     return std::chrono::steady_clock::now();
 }
 
 void stop_clusters(std::vector<backend_run>& runs, std::chrono::seconds grace, std::vector<std::string>& problems) {
     for (auto& run : runs)
-        for (auto& p : run.processes) ::kill(p.pid, SIGTERM);
+        for (auto& p : run.processes)
+            if (!p.reaped) ::kill(p.pid, SIGTERM);
     const auto deadline = std::chrono::steady_clock::now() + grace;
     for (auto& run : runs)
         for (auto& p : run.processes) {
+            if (p.reaped) continue;  // its end is a problem already
             int status = 0;
             while (::waitpid(p.pid, &status, WNOHANG) == 0) {
                 if (std::chrono::steady_clock::now() >= deadline) {

@@ -13,6 +13,7 @@ struct service_process {
     pid_t pid = -1;
     unsigned short port = 0;  ///< read from its --port-file once it listens
     std::string log;          ///< its stdout and stderr
+    bool reaped = false;      ///< it ended before the stop (already waited for)
 };
 
 /// One cluster: three processes of the example on one backend, writing to one journal.
@@ -24,8 +25,9 @@ struct backend_run {
 };
 
 /// Starts the first process of every cluster, waits until each listens (it has created the
-/// tables: the others do not race it), then the other two of each. Returns when all listen;
-/// a process that does not within 30 s is a problem (and the run is not polled).
+/// tables: the others do not race it), then the other two of each. Returns when all listen; a
+/// process that exits first, or does not listen within 30 s of the start, is a problem (with its
+/// log's tail), and then the run is not polled.
 std::chrono::steady_clock::time_point start_clusters(const std::string& app, const std::string& dir,
                                                      const std::string& prefix, std::vector<backend_run>& runs,
                                                      std::vector<std::string>& problems);
