@@ -4,6 +4,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -63,7 +64,11 @@ boost::asio::awaitable<void> accept_loop(std::shared_ptr<health_server::shared> 
         boost::system::error_code ec;
         co_await self->acceptor.async_accept(socket, boost::asio::redirect_error(use_awaitable, ec));
         if (ec == boost::asio::error::operation_aborted || !self->acceptor.is_open()) co_return;
-        if (ec) continue;  // e.g. the peer reset before accept
+        if (ec) {  // the peer reset before accept, or out of descriptors: pause, do not spin
+            boost::asio::steady_timer pause(self->acceptor.get_executor(), std::chrono::milliseconds{50});
+            co_await pause.async_wait(boost::asio::redirect_error(use_awaitable, ec));
+            continue;
+        }
         if (++self->connections > health_server::max_connections) {
             --self->connections;
             continue;  // the socket closes as it goes out of scope
