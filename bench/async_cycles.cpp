@@ -7,9 +7,10 @@
 //   blocking  the blocking provider from open_lock_provider(): try_lock + unlock, one cycle
 //             after the other, on this thread;
 //   raw       a hand-written non-blocking client doing the provider's own scripts (Redis: hiredis
-//             async, EVALSHA) or statements (PostgreSQL: libpq non-blocking, prepared) with the
-//             same cycles in flight and the same number of connections as the driver (the URI's
-//             pool_size) on the same io_context (async_cycles_raw.hpp). MariaDB has none here.
+//             async, EVALSHA) or statements (PostgreSQL: libpq non-blocking; MariaDB: Connector/C
+//             non-blocking; both prepared) with the same cycles in flight and the same number of
+//             connections as the driver (the URI's pool_size) on the same io_context
+//             (async_cycles_raw.hpp).
 //
 // Every side runs `seconds` per slice, in turn, the order reversed every other slice; reported
 // are medians with [min-max] over the slices of cycles/s and of this thread's CPU us/cycle, and
@@ -33,6 +34,10 @@
 #endif
 #ifdef ASYNC_BENCH_REDIS
 #include <shedlock/providers/redis_lock_provider.hpp>
+#endif
+#ifdef ASYNC_BENCH_MYSQL
+#include <shedlock/providers/mysql_lock_provider.hpp>
+#include <shedlock/providers/sql/sql_lock_provider.hpp>
 #endif
 
 #include <cstdio>
@@ -112,13 +117,20 @@ void run_postgres(std::string uri, const run_settings& s) {
 
 #endif
 
+#ifdef ASYNC_BENCH_MYSQL
 void run_mysql(std::string uri, const run_settings& s) {
     uri = with_option(with_option(uri, "table", "bench_async_cycles"), "create_schema", "true");
     boost::asio::io_context io(1);
-    std::printf("MariaDB (no raw floor in this bench: a Connector/C non-blocking client is not written)\n");
+    const auto options = providers::mysql_options::from_uri(parse_provider_uri(uri));
+    std::printf("MariaDB %s, pool_size=%zu\n", options.redacted_uri().c_str(), options.pool_size);
     auto lib = open_sides(uri, io, s, "mysql");
-    bench::measure("MariaDB acquire+unlock, one thread", lib.sides, {{0, 1}}, s.harness);
+    const auto* provider = dynamic_cast<const providers::sql::sql_lock_provider*>(&lib.session->blocking().locks());
+    if (!provider) throw std::runtime_error("mysql: the session's lock provider is not the SQL provider");
+    lib.sides.push_back({"raw Connector/C non-blocking, " + std::to_string(s.in_flight) + " in flight",
+                         bench::raw_mysql_side(options, *provider, io, bench::bench_names("mysql-raw", s.in_flight), at_most)});
+    bench::measure("MariaDB acquire+unlock, one thread", lib.sides, {{0, 1}, {2, 0}}, s.harness);
 }
+#endif
 
 bool wanted(const run_settings& s, const char* backend) { return s.backends.find(backend) != std::string::npos; }
 
@@ -146,7 +158,9 @@ int main(int argc, char** argv) {
         if (const char* uri = std::getenv("SHEDLOCK_TEST_POSTGRES_URI"); uri && wanted(s, "postgres"))
             run_postgres(uri, s), ++ran;
 #endif
+#ifdef ASYNC_BENCH_MYSQL
         if (const char* uri = std::getenv("SHEDLOCK_TEST_MYSQL_URI"); uri && wanted(s, "mysql")) run_mysql(uri, s), ++ran;
+#endif
     } catch (const std::exception& e) {
         std::fprintf(stderr, "async_cycles: %s\n", e.what());
         return 1;

@@ -1,6 +1,6 @@
 #pragma once
 // The raw non-blocking floors of bench/async_cycles: the provider's own scripts (Redis) or
-// statements (PostgreSQL) through the client library's asynchronous API directly, written by
+// statements (PostgreSQL, MariaDB) through the client library's asynchronous API directly, written by
 // hand for this bench, with the same number of cycles in flight and of connections as the
 // library's driver.
 
@@ -14,6 +14,7 @@
 
 namespace shedlock::providers {
 struct postgres_options;
+struct mysql_options;
 namespace sql {
 class sql_lock_provider;
 }
@@ -36,5 +37,12 @@ cycle_runner raw_redis_side(const providers::redis_options& options, boost::asio
 cycle_runner raw_postgres_side(const providers::postgres_options& options,
                                const providers::sql::sql_lock_provider& provider, boost::asio::io_context& io,
                                std::vector<std::string> names, std::chrono::milliseconds at_most);
+
+/// Connector/C's non-blocking API (mysql_stmt_execute_start/_cont, the socket as an Asio
+/// descriptor), otherwise as raw_postgres_side: options.pool_size connections, one statement in
+/// flight on each, the provider's acquire and unlock statements prepared once per connection,
+/// its bind() values as text or 64-bit integers, its session settings (UTC, statement limit).
+cycle_runner raw_mysql_side(const providers::mysql_options& options, const providers::sql::sql_lock_provider& provider,
+                            boost::asio::io_context& io, std::vector<std::string> names, std::chrono::milliseconds at_most);
 
 }  // namespace shedlock::bench
