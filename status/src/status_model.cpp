@@ -1,6 +1,7 @@
 #include "heartbeat_watch.hpp"
 #include "instance_heartbeat.hpp"
 #include "status_model.hpp"
+#include "status_source.hpp"
 #include "status_text.hpp"
 
 #include <shedlock/duration.hpp>
@@ -56,7 +57,7 @@ const lock_view* status_snapshot::lock_of(const task_status& t) const {
     return it == lock_index.end() ? nullptr : &locks[it->second];
 }
 
-status_snapshot take_snapshot(scheduler& s, heartbeat_watch& heartbeats) {
+status_snapshot take_snapshot(const status_source& s, heartbeat_watch& heartbeats) {
     status_snapshot out;
     out.running = s.running();
     out.tasks = s.task_statuses();

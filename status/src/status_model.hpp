@@ -33,8 +33,9 @@ struct status_snapshot {
 };
 
 class heartbeat_watch;
+class status_source;
 /// `heartbeats` remembers the heartbeat records across the snapshots of one server.
-status_snapshot take_snapshot(scheduler& s, heartbeat_watch& heartbeats);
+status_snapshot take_snapshot(const status_source& s, heartbeat_watch& heartbeats);
 
 std::string tasks_json(const status_snapshot& s);
 std::string locks_json(const status_snapshot& s);

@@ -1,6 +1,5 @@
 #include "status_routes.hpp"
 #include "status_model.hpp"
-#include "scheduler_impl.hpp"
 #include "status_request.hpp"
 #include "status_runs.hpp"
 #include "status_text.hpp"
@@ -26,7 +25,7 @@ http_answer unhealthy_answer(const std::string& error, bool details) {
                     : std::string("unavailable: backend unavailable (the details need the bearer token)\n")};
 }
 
-http_answer health_answer(scheduler& s, bool details, health_memory& memory) {
+http_answer health_answer(const status_source& s, bool details, health_memory& memory) {
     if (!s.running()) return {503, "text/plain; charset=utf-8", "unavailable: the scheduler is not running\n"};
     try {
         (void)inspect(s.provider()).list_locks();
@@ -48,20 +47,20 @@ http_answer json_error(unsigned status, const std::string& message) {
 }
 
 /// One store read per task asked for, on the backend worker (the caller's deadline applies).
-http_answer runs_answer(scheduler& s, const std::map<std::string, std::string>& params) {
+http_answer runs_answer(const status_source& s, const std::map<std::string, std::string>& params) {
     const auto tasks = s.task_statuses();
     const auto parsed = parse_runs_query(params, tasks);
     if (const auto* bad = std::get_if<runs_query_error>(&parsed)) return json_error(bad->status, bad->message);
     const auto& q = std::get<runs_query>(parsed);
     try {
-        return json_answer(runs_json(q, read_runs(s.runs(), q, tasks), scheduler_access::instance(s)));
+        return json_answer(runs_json(q, read_runs(s.runs(), q, tasks), s.instance()));
     } catch (const std::exception& e) {
         return json_error(503, redact_uri_passwords(e.what()));
     }
 }
 
 /// The page, with the cluster panel of `?task=` when one is asked for (one store read).
-http_answer page_answer(scheduler& s, heartbeat_watch& heartbeats, const std::map<std::string, std::string>& params,
+http_answer page_answer(const status_source& s, heartbeat_watch& heartbeats, const std::map<std::string, std::string>& params,
                         const std::string& backend) {
     auto snapshot = take_snapshot(s, heartbeats);
     std::string panel;
@@ -78,7 +77,7 @@ http_answer page_answer(scheduler& s, heartbeat_watch& heartbeats, const std::ma
             } catch (const std::exception& e) {
                 store_error = redact_uri_passwords(e.what());
             }
-            panel = cluster_panel(q, runs, scheduler_access::instance(s), store_error);
+            panel = cluster_panel(q, runs, s.instance(), store_error);
         }
     }
     return {200, "text/html; charset=utf-8", status_page(snapshot, backend, panel)};
@@ -145,7 +144,7 @@ http_answer status_routes::answer(const std::string& method, const std::string& 
         return refused;
     }
     const bool authorized = options.bearer_token.empty() || bearer_token_matches(authorization, options.bearer_token);
-    if (path == "/healthz") return health_answer(tasks, authorized, *health);
+    if (path == "/healthz") return health_answer(*source, authorized, *health);
     if (!authorized) return {401, "text/plain; charset=utf-8", "missing or wrong bearer token\n", true};
     if (path == "/metrics") {
         if (!metrics) return {404, "text/plain; charset=utf-8", "no metrics registry\n"};
@@ -160,15 +159,15 @@ http_answer status_routes::answer(const std::string& method, const std::string& 
         return {400, "text/plain; charset=utf-8", why + "\n"};
     }
     const auto& params = *query;
-    if (path == "/api/runs") return runs_answer(tasks, params);
-    if (path == "/api/tasks") return json_answer(tasks_json(take_snapshot(tasks, *heartbeats)));
+    if (path == "/api/runs") return runs_answer(*source, params);
+    if (path == "/api/tasks") return json_answer(tasks_json(take_snapshot(*source, *heartbeats)));
     if (path == "/api/locks") {
-        const auto snapshot = take_snapshot(tasks, *heartbeats);
+        const auto snapshot = take_snapshot(*source, *heartbeats);
         if (!snapshot.locks_error.empty())
             return {503, "application/json", "{\"error\":" + json_string(snapshot.locks_error) + "}"};
         return json_answer(locks_json(snapshot));
     }
-    if (path == "/" || path == "/index.html") return page_answer(tasks, *heartbeats, params, options.backend);
+    if (path == "/" || path == "/index.html") return page_answer(*source, *heartbeats, params, options.backend);
     return {404, "text/plain; charset=utf-8", "no such page; try /, /metrics, /healthz, /api/tasks, /api/locks, /api/runs\n"};
 }
 

@@ -3,6 +3,7 @@
 // bearer-token check, health.
 
 #include "heartbeat_watch.hpp"
+#include "status_source.hpp"
 
 #include <shedlock/status_server.hpp>
 
@@ -50,7 +51,7 @@ private:
 };
 
 struct status_routes {
-    scheduler& tasks;
+    std::shared_ptr<status_source> source;  ///< never null
     metrics_registry* metrics;
     status_server_options options;
     std::shared_ptr<body_buffers> buffers = std::make_shared<body_buffers>();

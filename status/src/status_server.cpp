@@ -1,11 +1,12 @@
-// The status server's sockets: Boost.Beast on the scheduler's io_context. Requests are read and
-// answers written on the timer thread; answers are computed on two worker threads of the
+// The status server's sockets: Boost.Beast on the scheduler's executor (status_source.hpp: the
+// blocking scheduler's io_context, or the asio scheduler's strand). Requests are read and answers
+// written there; answers are computed on two worker threads of the
 // server's own: one for those that call the backend (under a deadline), one for the rest.
 #include "asio_timer_service.hpp"
 #include "instance_heartbeat.hpp"
-#include "scheduler_impl.hpp"
 #include "status_request.hpp"
 #include "status_server_options.hpp"
+#include "status_source.hpp"
 #include "status_routes.hpp"
 
 #include <shedlock/error.hpp>
@@ -15,12 +16,12 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
 #include <sys/resource.h>
 
-#include <future>
 #include <optional>
 
 namespace shedlock {
@@ -57,7 +58,7 @@ struct connection_counters {
 
 /// Shared by the acceptor's and the sessions' handlers; closed on the io thread.
 struct http_server_state {
-    http_server_state(boost::asio::io_context& io, detail::status_routes r, boost::asio::thread_pool& backend,
+    http_server_state(const boost::asio::any_io_executor& io, detail::status_routes r, boost::asio::thread_pool& backend,
                       boost::asio::thread_pool& quick, metrics_registry* metrics)
         : acceptor(io), retry(io), routes(std::move(r)), backend_worker(&backend), quick_worker(&quick),
           cap(connection_cap(routes.options.max_connections)), counters(metrics) {}
@@ -375,23 +376,14 @@ private:
 
 class status_server_impl final : public status_server {
 public:
-    status_server_impl(scheduler& tasks, boost::asio::io_context& io, detail::status_routes routes)
-        : tasks_(tasks), io_(io),
-          state_(std::make_shared<http_server_state>(io, routes, backend_worker_, quick_worker_, routes.metrics)) {}
+    explicit status_server_impl(detail::status_routes routes)
+        : source_(routes.source), io_(source_->executor()),
+          state_(std::make_shared<http_server_state>(io_, routes, backend_worker_, quick_worker_, routes.metrics)) {}
 
     ~status_server_impl() override {
         // First: its timer is pending on the backend thread, which join() below would wait for.
         heartbeat_.reset();
-        if (tasks_.running()) {  // the io thread runs: close there, and wait for it
-            std::promise<void> done;
-            boost::asio::post(io_, [this, &done] {
-                state_->close();
-                done.set_value();
-            });
-            done.get_future().wait();
-        } else {
-            state_->close();  // not started, or stopped (its stop hook closed it already)
-        }
+        source_->close_on_executor([state = state_] { state->close(); });
         // A backend call stuck past its deadline is still waited for here: the provider's own
         // timeouts bound it (see the providers' connection options).
         quick_worker_.join();
@@ -423,13 +415,13 @@ public:
     void start_heartbeat(std::chrono::milliseconds every) {
         if (every == std::chrono::milliseconds{0}) return;
         heartbeat_ = std::make_unique<detail::instance_heartbeat>(
-            tasks_.provider(), every, [&tasks = tasks_](const std::string& m) { detail::scheduler_access::warn(tasks, m); },
+            source_->provider(), every, [source = source_](const std::string& m) { source->warn(m); },
             heartbeat_timers_);
     }
 
 private:
-    scheduler& tasks_;
-    boost::asio::io_context& io_;
+    std::shared_ptr<detail::status_source> source_;
+    boost::asio::any_io_executor io_;
     boost::asio::thread_pool backend_worker_{1};  // declared before state_, which points to them
     boost::asio::thread_pool quick_worker_{1};
     // The heartbeat beats on the backend thread: a beat is a backend call (never on the io thread).
@@ -442,17 +434,21 @@ private:
 
 }  // namespace
 
-std::unique_ptr<status_server> serve_status(scheduler& tasks, metrics_registry* metrics, status_server_options options) {
-    detail::validate_status_options(options);  // before listening: nothing is bound or written
-    auto server = std::make_unique<status_server_impl>(tasks, detail::scheduler_access::io(tasks),
-                                                       detail::status_routes{tasks, metrics, options});
+std::unique_ptr<status_server> detail::serve_status_from(std::shared_ptr<status_source> source,
+                                                         metrics_registry* metrics, status_server_options options) {
+    validate_status_options(options);  // before listening: nothing is bound or written
+    auto server = std::make_unique<status_server_impl>(status_routes{source, metrics, options});
     server->listen(options);
     server->start_heartbeat(options.heartbeat_every);  // after listening: a bad address writes nothing
-    detail::warn_if_open_to_all(tasks, options, server->port());
-    tasks.on_stop([weak = std::weak_ptr<http_server_state>(server->state())] {
+    warn_if_open_to_all(*source, options, server->port());
+    source->on_stop([weak = std::weak_ptr<http_server_state>(server->state())] {
         if (auto state = weak.lock()) state->close();
     });
     return server;
+}
+
+std::unique_ptr<status_server> serve_status(scheduler& tasks, metrics_registry* metrics, status_server_options options) {
+    return detail::serve_status_from(detail::blocking_status_source(tasks), metrics, std::move(options));
 }
 
 }  // namespace shedlock

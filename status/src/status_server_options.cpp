@@ -1,6 +1,6 @@
 // The status server's options: the address text, the limits, and the warning for an open bind.
 #include "status_server_options.hpp"
-#include "scheduler_impl.hpp"
+#include "status_source.hpp"
 
 #include <shedlock/error.hpp>
 #include <shedlock/heartbeat_record.hpp>
@@ -24,7 +24,7 @@ void validate_status_options(const status_server_options& o) {
 
 // Every address of the host without a token: whoever reaches the port reads the tasks, locks,
 // runs and their messages. Allowed (a private network may want it), never silently.
-void warn_if_open_to_all(scheduler& tasks, const status_server_options& o, std::uint16_t port) {
+void warn_if_open_to_all(const status_source& tasks, const status_server_options& o, std::uint16_t port) {
     boost::system::error_code ec;
     const auto address = boost::asio::ip::make_address(o.address == "localhost" ? "127.0.0.1" : o.address, ec);
     // [::ffff:0.0.0.0] is 0.0.0.0 written as IPv6: on Linux it accepts every IPv4 address too.
@@ -32,10 +32,10 @@ void warn_if_open_to_all(scheduler& tasks, const status_server_options& o, std::
                             boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, address.to_v6()).is_unspecified();
     if (ec || !(address.is_unspecified() || mapped_any) || !o.bearer_token.empty()) return;
     const auto shown = (address.is_v6() ? "[" + o.address + "]" : o.address) + ":" + std::to_string(port);
-    scheduler_access::warn(tasks, "the status server listens on " + shown +
-                                  ", every address of this host, without a bearer token: anyone who "
-                                  "reaches the port reads the tasks, locks and runs; set a bearer token "
-                                  "(the CLI reads SHEDLOCK_HTTP_TOKEN) or listen on 127.0.0.1");
+    tasks.warn("the status server listens on " + shown +
+               ", every address of this host, without a bearer token: anyone who "
+               "reaches the port reads the tasks, locks and runs; set a bearer token "
+               "(the CLI reads SHEDLOCK_HTTP_TOKEN) or listen on 127.0.0.1");
 }
 
 }  // namespace detail

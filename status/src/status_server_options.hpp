@@ -13,6 +13,7 @@ void validate_status_options(const status_server_options& options);
 
 /// Reports to the scheduler's warning sink when the server listens on every address of the host
 /// (0.0.0.0, ::) without a bearer token.
-void warn_if_open_to_all(scheduler& tasks, const status_server_options& options, std::uint16_t port);
+class status_source;
+void warn_if_open_to_all(const status_source& tasks, const status_server_options& options, std::uint16_t port);
 
 }  // namespace shedlock::detail

@@ -16,6 +16,9 @@
 #include <boost/asio/strand.hpp>
 
 #include <atomic>
+#include <deque>
+#include <functional>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -25,7 +28,7 @@ namespace shedlock::asio {
 /// One task while the scheduler runs.
 struct task_runtime {
     task_runtime(shedlock::detail::prepared_task t, async_task_body b, const boost::asio::any_io_executor& strand)
-        : task(std::move(t)), body(std::move(b)), timer(strand) {}
+        : task(std::move(t)), body(std::move(b)), timer(strand), lock_name(task.lock.name()) {}
 
     shedlock::detail::prepared_task task;
     async_task_body body;  ///< empty: the blocking body task.definition.body, run on the pool
@@ -33,6 +36,10 @@ struct task_runtime {
     bool running = false;  ///< a firing is in flight on this instance
     bool warned_long_run = false;
     std::shared_ptr<detail::firing_state> firing;  ///< the one holding its lock, for stop()
+    // What task_statuses() shows (scheduler_status.cpp).
+    std::string lock_name;  ///< of the current or last firing; before the first, rendered at start()
+    std::optional<timestamp> next_fire;
+    std::deque<run_summary> recent;  ///< at most task_status::recent_capacity, oldest first
 };
 
 struct scheduler::impl : std::enable_shared_from_this<scheduler::impl> {
@@ -67,6 +74,11 @@ struct scheduler::impl : std::enable_shared_from_this<scheduler::impl> {
     boost::asio::awaitable<void> record(const run_record& r);
     /// Warns once per task when a run without keep-alive outlasted its lock_at_most_for.
     void check_duration(task_runtime& t, const run_record& r);
+    // status (scheduler_status.cpp)
+    /// Remembers a finished (or skipped) firing for task_statuses().
+    void observe(task_runtime& t, const run_record& r);
+    std::vector<task_status> task_statuses() const;
+    void run_stop_hooks();
     // keep-alive (scheduler_keep_alive.cpp)
     boost::asio::awaitable<void> keep_alive(std::shared_ptr<detail::firing_state> f, std::chrono::milliseconds at_most);
 
@@ -90,6 +102,9 @@ struct scheduler::impl : std::enable_shared_from_this<scheduler::impl> {
     detail::strand_event idle{strand};  // set once stopping and no job is left
     std::atomic<std::uint64_t> firings{0};
     std::atomic<std::uint64_t> missed{0};
+    std::mutex hooks_mutex;  // on_stop() from any thread
+    std::vector<std::function<void()>> stop_hooks;
+    bool hooks_ran = false;  // under hooks_mutex
 };
 
 }  // namespace shedlock::asio

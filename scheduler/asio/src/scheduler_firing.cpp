@@ -55,7 +55,7 @@ boost::asio::awaitable<void> scheduler::impl::fire(task_runtime& t, timestamp at
     r.started_at = wall.now();
     try {
         const auto config = shedlock::detail::lock_for_firing(t.task, at, options.env);
-        r.lock_name = config.name();
+        r.lock_name = t.lock_name = config.name();  // before the lock is taken: the status shows it while held
         auto handle = co_await acquire(t, config, at);
         if (handle) {
             co_await run_locked(t, std::move(*handle), config, r);
@@ -66,8 +66,12 @@ boost::asio::awaitable<void> scheduler::impl::fire(task_runtime& t, timestamp at
     } catch (const std::exception& e) {
         r.outcome = run_outcome::lock_error;  // the backend failed, or a rendered name is not valid
         r.message = e.what();
+    } catch (...) {
+        r.outcome = run_outcome::lock_error;
+        r.message = "the lock call threw an exception that is not a std::exception";
     }
     r.finished_at = wall.now();
+    observe(t, r);
     co_await record(r);
     check_duration(t, r);
     t.running = false;
@@ -164,6 +168,9 @@ boost::asio::awaitable<void> scheduler::impl::record(const run_record& r) {
         co_await detail::async_run_blocking(pool->pool(), detail::append_record{&runs, &r}, boost::asio::use_awaitable);
     } catch (const std::exception& e) {
         warn("run record of task \"" + r.task + "\" (" + to_string(r.outcome) + ") was not stored: " + e.what());
+    } catch (...) {  // a run store's own exception type: the firing must still end (t.running)
+        warn("run record of task \"" + r.task + "\" (" + to_string(r.outcome) +
+             ") was not stored: the run store threw an exception that is not a std::exception");
     }
 }
 

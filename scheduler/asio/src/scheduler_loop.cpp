@@ -24,6 +24,7 @@ boost::asio::awaitable<void> scheduler::impl::task_loop(task_runtime& t) {
     auto next = times.first(wall.now());
     while (next && !stopping.load()) {
         const auto at = *next;
+        t.next_fire = at;
         t.timer.expires_after(until(wall, at));
         boost::system::error_code ec;
         co_await t.timer.async_wait(boost::asio::redirect_error(boost::asio::use_awaitable, ec));
@@ -51,6 +52,7 @@ boost::asio::awaitable<void> scheduler::impl::task_loop(task_runtime& t) {
         next = times.next(at);
         if (next && *next <= now) next = times.next_after_now(at, now);  // a late firing runs once
     }
+    t.next_fire.reset();
 }
 
 boost::asio::awaitable<void> scheduler::impl::skipped_running(task_runtime& t, timestamp at) {
@@ -66,6 +68,7 @@ boost::asio::awaitable<void> scheduler::impl::skipped_running(task_runtime& t, t
     r.started_at = r.finished_at = wall.now();
     r.outcome = run_outcome::skipped_running;
     r.message = "the previous run of this task is still running on this instance";
+    observe(t, r);
     co_await record(r);
 }
 

@@ -20,6 +20,8 @@ boost::asio::awaitable<void> scheduler::impl::run_job(std::shared_ptr<impl> self
         co_await std::move(work);
     } catch (const std::exception& e) {
         self->warn(std::string("internal error in a scheduler coroutine: ") + e.what());
+    } catch (...) {  // escaping, it would end the job uncounted: stop() would wait for it forever
+        self->warn("internal error in a scheduler coroutine: an exception that is not a std::exception");
     }
     self->end_job();
 }
@@ -30,6 +32,8 @@ boost::asio::awaitable<void> scheduler::impl::run_stop(std::shared_ptr<impl> sel
         co_await self->stop_all(grace);
     } catch (const std::exception& e) {
         self->warn(std::string("stop failed: ") + e.what());
+    } catch (...) {
+        self->warn("stop failed: an exception that is not a std::exception");
     }
     if (done) done();
 }
@@ -58,6 +62,7 @@ void scheduler::impl::end_job() {
 
 boost::asio::awaitable<void> scheduler::impl::stop_all(std::chrono::milliseconds grace) {
     if (!stopping.exchange(true)) {
+        run_stop_hooks();
         stop_requested.set();
         for (auto& t : tasks) {
             t->timer.cancel();

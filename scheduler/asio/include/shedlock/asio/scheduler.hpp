@@ -25,6 +25,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace shedlock::asio {
 
@@ -57,7 +58,8 @@ async_task make_async_task(std::string name, async_task_body body, const Options
 /// listeners. rendered_lock_retention is ignored: expired records of names rendered from
 /// {date}/{datetime} are not swept by this scheduler.
 ///
-/// Thread safety: add/start/stop from one controlling thread; stats() and running() from any.
+/// Thread safety: add/start/stop from one controlling thread; stats(), running(), instance(),
+/// warn(), get_executor(), on_stop() and async_task_statuses() from any.
 /// Every piece of its state lives on one strand of `executor`: the executor may be run by one
 /// thread or many. The services, run store and executor must outlive the scheduler, and the
 /// executor must be running for firings to happen and for stop() to return.
@@ -104,10 +106,40 @@ public:
     scheduler_stats stats() const;
     bool running() const noexcept;
 
+    /// Every task as shedlock::scheduler::task_statuses() tells it (name, schedule, lock name of
+    /// the current or last firing, lock_at_most_for, enabled, running, next firing, this
+    /// instance's recent runs), read on the strand: completes with
+    /// `void(std::vector<task_status>)`, empty before start(). For status pages (serve_status in
+    /// <shedlock/asio/status_server.hpp>); never blocks a thread.
+    template <typename Token>
+    auto async_task_statuses(Token&& token) {
+        auto initiation = [this](auto handler) {
+            auto ex = detail::completion_executor(handler, strand_executor());
+            read_statuses([ex, h = std::move(handler)](std::vector<task_status> s) mutable {
+                detail::deliver(ex, std::move(h), std::move(s));
+            });
+        };
+        return boost::asio::async_initiate<Token, void(std::vector<task_status>)>(std::move(initiation), token);
+    }
+    /// The name this scheduler writes to its run records (options.instance, or the generated one).
+    const std::string& instance() const noexcept;
+    /// Reports `message` to the scheduler's warning sink (options.warn, else stderr), for the
+    /// components that serve it (the status server).
+    void warn(const std::string& message) const;
+    /// The run store and wall clock it was given (read by the status server's /api/runs).
+    run_store& runs() const noexcept;
+    const shedlock::clock& wall_clock() const noexcept;
+    /// The strand of the given executor that every piece of the scheduler's state lives on.
+    boost::asio::any_io_executor get_executor() const;
+    /// `hook` runs on the strand when stop begins (before bodies are awaited), e.g. to close a
+    /// status server sharing the executor; posted there at once when the stop has begun already.
+    void on_stop(std::function<void()> hook);
+
 private:
     struct impl;
     boost::asio::any_io_executor strand_executor() const;
     void begin_stop(std::chrono::milliseconds grace, detail::unique_function<void()> done);
+    void read_statuses(detail::unique_function<void(std::vector<task_status>)> done);
 
     std::shared_ptr<impl> impl_;
 };
