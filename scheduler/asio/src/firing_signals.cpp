@@ -43,27 +43,44 @@ firing_registration::~firing_registration() {
     registry().erase(&firing_.context);
 }
 
+static firing_state& firing_of_locked(const task_context& ctx) {
+    const auto found = registry().find(&ctx);
+    // `ctx` is not read: it may be the context of a firing that ended (a coroutine the body
+    // spawned that outlived it), destroyed with it.
+    if (found == registry().end())
+        throw configuration_error("task context is not one of a running shedlock::asio::scheduler firing (or its "
+                                  "firing has ended); call the task signals from the body that received the context, "
+                                  "while it runs");
+    return *found->second;
+}
+
 firing_state& firing_of(const task_context& ctx) {
     std::lock_guard lock(registry_mutex);
-    const auto found = registry().find(&ctx);
-    if (found == registry().end())
-        throw configuration_error("task context of lock \"" + ctx.lock_name() +
-                                  "\" is not one of a running shedlock::asio::scheduler firing; call the task "
-                                  "signals from the body that received the context, while it runs");
-    return *found->second;
+    return firing_of_locked(ctx);
+}
+
+std::shared_ptr<firing_state> share_firing(const task_context& ctx) {
+    std::lock_guard lock(registry_mutex);  // the firing is destroyed on the strand, never while listed
+    auto& firing = firing_of_locked(ctx);
+    return firing.shared_from_this();
 }
 
 }  // namespace detail
 
-boost::asio::awaitable<void> lease_lost(task_context& ctx) { co_await detail::firing_of(ctx).lost.wait(); }
+// Each wait holds the firing: a coroutine the body spawned may still wait after the body returned.
+boost::asio::awaitable<void> lease_lost(task_context& ctx) {
+    const auto firing = detail::share_firing(ctx);
+    co_await firing->lost.wait();
+}
 
 boost::asio::awaitable<void> cancellation_requested(task_context& ctx) {
-    co_await detail::firing_of(ctx).cancelled.wait();
+    const auto firing = detail::share_firing(ctx);
+    co_await firing->cancelled.wait();
 }
 
 boost::asio::awaitable<bool> sleep_for(task_context& ctx, std::chrono::steady_clock::duration duration) {
-    auto& cancelled = detail::firing_of(ctx).cancelled;
-    co_return !co_await cancelled.wait_until(std::chrono::steady_clock::now() + duration);
+    const auto firing = detail::share_firing(ctx);
+    co_return !co_await firing->cancelled.wait_until(std::chrono::steady_clock::now() + duration);
 }
 
 bool lock_lost(const task_context& ctx) { return detail::firing_of(ctx).lock_lost.load(); }

@@ -13,12 +13,15 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace shedlock::asio::detail {
 
-struct firing_state {
+/// Shared: the signals a body awaits hold it, so a coroutine the body spawned that still waits
+/// after the firing ended (an orphan) keeps what it waits on alive.
+struct firing_state : std::enable_shared_from_this<firing_state> {
     firing_state(const boost::asio::any_io_executor& strand, std::string lock_name, timestamp scheduled_at,
                  std::optional<std::int64_t> token)
         : context(std::move(lock_name), scheduled_at),
@@ -60,7 +63,9 @@ private:
     firing_state& firing_;
 };
 
-/// The firing running `ctx`; configuration_error when no asio scheduler runs it.
+/// The firing running `ctx`; configuration_error when no asio scheduler runs it (any more).
 firing_state& firing_of(const task_context& ctx);
+/// As firing_of, shared: for a wait that may outlive the firing.
+std::shared_ptr<firing_state> share_firing(const task_context& ctx);
 
 }  // namespace shedlock::asio::detail
