@@ -67,6 +67,7 @@ void redis_async_connection::connect_to(const std::string& address) {
     context_->ev.delWrite = &hook_del_write;
     context_->ev.cleanup = &hook_cleanup;
     context_->data = this;
+    guard_replies();
     redisAsyncSetConnectCallback(context_, &hook_connect);  // waits for writability: connected
 }
 

@@ -112,6 +112,15 @@ private:
     static void hook_connect(const redisAsyncContext* context, int status);
     static void hook_reply(redisAsyncContext* context, void* reply, void* self);
 
+    // hiredis's reply constructors, wrapped: hiredis 0.14 asserts (aborts the process) on a reply
+    // that no command awaits, so such a reply is refused (the reader fails, the connection closes).
+    void guard_replies();
+    bool accepts_reply(const redisReadTask* task);
+    static void* reply_string(const redisReadTask* task, char* text, size_t length);
+    static void* reply_array(const redisReadTask* task, int elements);
+    static void* reply_integer(const redisReadTask* task, long long value);
+    static void* reply_nil(const redisReadTask* task);
+
     async_strand strand_;
     const redis_options options_;
     const std::string where_;
@@ -119,6 +128,8 @@ private:
     boost::asio::posix::stream_descriptor socket_;  ///< hiredis owns the descriptor (released, never closed)
     boost::asio::steady_timer timer_;
     redisAsyncContext* context_ = nullptr;
+    redisReplyObjectFunctions reply_functions_{};                   ///< the guarded constructors
+    const redisReplyObjectFunctions* hiredis_functions_ = nullptr;  ///< hiredis's own
     state state_ = state::connecting;
     std::chrono::steady_clock::time_point connect_deadline_;
     std::deque<request> waiting_;    ///< sent before the handshake finished; not in hiredis yet

@@ -34,6 +34,45 @@ void redis_async_connection::hook_reply(redisAsyncContext*, void* reply, void* s
     of(self).on_reply(static_cast<const redisReply*>(reply));
 }
 
+// A reply is built by hiredis's reader through these constructors; the reader hands each task
+// its privdata (this connection). A top-level reply when no command is in flight (a server that
+// answers twice, or talks unasked) would reach hiredis's assert in redisProcessCallbacks; refusing
+// it makes the reader fail, and hiredis closes the connection instead. Error replies stay with
+// hiredis, which closes on an unasked one itself (keeping its text: "max number of clients").
+void redis_async_connection::guard_replies() {
+    hiredis_functions_ = context_->c.reader->fn;
+    reply_functions_ = *hiredis_functions_;
+    reply_functions_.createString = &reply_string;
+    reply_functions_.createArray = &reply_array;
+    reply_functions_.createInteger = &reply_integer;
+    reply_functions_.createNil = &reply_nil;
+    context_->c.reader->fn = &reply_functions_;
+    context_->c.reader->privdata = this;
+}
+
+bool redis_async_connection::accepts_reply(const redisReadTask* task) {
+    if (task->parent != nullptr || task->type == REDIS_REPLY_ERROR || !in_flight_.empty()) return true;
+    if (close_reason_.empty()) close_reason_ = "the server sent a reply no command asked for (is it a Redis server?)";
+    return false;
+}
+
+void* redis_async_connection::reply_string(const redisReadTask* task, char* text, size_t length) {
+    auto& c = of(task->privdata);
+    return c.accepts_reply(task) ? c.hiredis_functions_->createString(task, text, length) : nullptr;
+}
+void* redis_async_connection::reply_array(const redisReadTask* task, int elements) {
+    auto& c = of(task->privdata);
+    return c.accepts_reply(task) ? c.hiredis_functions_->createArray(task, elements) : nullptr;
+}
+void* redis_async_connection::reply_integer(const redisReadTask* task, long long value) {
+    auto& c = of(task->privdata);
+    return c.accepts_reply(task) ? c.hiredis_functions_->createInteger(task, value) : nullptr;
+}
+void* redis_async_connection::reply_nil(const redisReadTask* task) {
+    auto& c = of(task->privdata);
+    return c.accepts_reply(task) ? c.hiredis_functions_->createNil(task) : nullptr;
+}
+
 // Reading only while a reply is awaited: an idle connection holds no pending wait, so it never
 // keeps io_context::run() from returning. A server that closed it meanwhile is found before the
 // next write (closed_while_idle).

@@ -30,6 +30,14 @@ void redis_async_runner::run(lock_script_call call, async_retry retry, script_do
     start(op);
 }
 
+// Destroyed without shutdown() when its io_context is torn down with the shutdown still queued
+// (the application stopped it): nothing runs the strand any more, so the connections are closed
+// here, which also frees the operations they hold (and their descriptors).
+redis_async_runner::~redis_async_runner() {
+    for (auto& slot : slots_)
+        if (slot) slot->shutdown();
+}
+
 void redis_async_runner::shutdown() {
     shut_down_ = true;
     for (auto& slot : slots_)
@@ -61,18 +69,20 @@ void redis_async_runner::start(const std::shared_ptr<operation>& op) {
 
 void redis_async_runner::load_then_eval(const std::shared_ptr<operation>& op) {
     const std::vector<std::string> load{"SCRIPT", "LOAD", std::string(script_source(op->call.script))};
-    op->connection->send(load, "SCRIPT LOAD", [this, self = shared_from_this(), op](const redisReply* reply,
-                                                                                    std::exception_ptr failure) {
-        if (shut_down_) return;
-        if (!reply) return on_failure(op, std::move(failure));
+    // Weak: the connection holds this handler, and the runner its connections.
+    op->connection->send(load, "SCRIPT LOAD", [weak = weak_from_this(), op](const redisReply* reply,
+                                                                            std::exception_ptr failure) {
+        const auto self = weak.lock();
+        if (!self || self->shut_down_) return;
+        if (!reply) return self->on_failure(op, std::move(failure));
         try {
             if (reply->type == REDIS_REPLY_ERROR)
                 throw reply_error({reply->str, reply->len}, "SCRIPT LOAD", op->connection->where());
-            scripts_.remember(op->call.script, loaded_sha(*reply, op->connection->where()));
+            self->scripts_.remember(op->call.script, loaded_sha(*reply, op->connection->where()));
         } catch (...) {
-            return finish(op, std::current_exception(), 0);
+            return self->finish(op, std::current_exception(), 0);
         }
-        eval(op);
+        self->eval(op);
     });
 }
 
@@ -82,20 +92,21 @@ void redis_async_runner::eval(const std::shared_ptr<operation>& op) {
     const auto views = evalsha_command(sha, numkeys, op->call.key_views(), op->call.arg_views());
     const std::vector<std::string> command(views.begin(), views.end());
     const char* what = script_name(op->call.script);
-    op->connection->send(command, what, [this, self = shared_from_this(), op, what](const redisReply* reply,
-                                                                                 std::exception_ptr failure) {
-        if (shut_down_) return;
-        if (!reply) return on_failure(op, std::move(failure));
+    op->connection->send(command, what, [weak = weak_from_this(), op, what](const redisReply* reply,
+                                                                         std::exception_ptr failure) {
+        const auto self = weak.lock();
+        if (!self || self->shut_down_) return;
+        if (!reply) return self->on_failure(op, std::move(failure));
         // Same source, same SHA1: only the server forgot it (restart, failover, SCRIPT FLUSH).
         if (is_noscript(*reply) && op->reloads < noscript_reloads) {
             ++op->reloads;
-            return load_then_eval(op);
+            return self->load_then_eval(op);
         }
         try {
             if (reply->type == REDIS_REPLY_ERROR) throw reply_error({reply->str, reply->len}, what, op->connection->where());
-            finish(op, nullptr, lock_script_result(*reply, op->connection->where(), op->call.lock_key));
+            self->finish(op, nullptr, lock_script_result(*reply, op->connection->where(), op->call.lock_key));
         } catch (...) {
-            finish(op, std::current_exception(), 0);
+            self->finish(op, std::current_exception(), 0);
         }
     });
 }

@@ -37,6 +37,10 @@ using script_done = shedlock::asio::detail::unique_function<void(std::exception_
 class redis_async_runner : public std::enable_shared_from_this<redis_async_runner> {
 public:
     redis_async_runner(async_strand strand, const redis_options& options);
+    /// Closes the connections shutdown() did not (dropping their operations uncompleted).
+    ~redis_async_runner();
+    redis_async_runner(const redis_async_runner&) = delete;
+    redis_async_runner& operator=(const redis_async_runner&) = delete;
 
     /// Runs `call`; `done` gets the script's integer answer or the storage_error.
     void run(lock_script_call call, async_retry retry, script_done done);
