@@ -77,6 +77,8 @@ void parse_http_address(std::string_view text, status_server_options& options);
 /// URIs in messages have their passwords replaced by `***`.
 ///
 /// Lifetime: destroy the server before the scheduler. stop() of the scheduler closes the server.
+/// For shedlock::asio::scheduler (the scheduler on the application's executor), the overload in
+/// <shedlock/asio/status_server.hpp> (component shedlock::asio_status) serves the same.
 /// Thread safety: port() from any thread; the destructor from the thread that owns the server.
 class status_server {
 public:
