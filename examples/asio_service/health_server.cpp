@@ -9,6 +9,10 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <sys/resource.h>
+
+#include <algorithm>
+
 namespace asio_service {
 
 namespace http = boost::beast::http;
@@ -20,6 +24,7 @@ struct health_server::shared {
     tcp::acceptor acceptor;
     std::function<std::string()> status;
     std::atomic<int> connections{0};
+    const int limit = health_server::connection_limit();
 };
 
 namespace {
@@ -69,7 +74,7 @@ boost::asio::awaitable<void> accept_loop(std::shared_ptr<health_server::shared> 
             co_await pause.async_wait(boost::asio::redirect_error(use_awaitable, ec));
             continue;
         }
-        if (++self->connections > health_server::max_connections) {
+        if (++self->connections > self->limit) {
             --self->connections;
             continue;  // the socket closes as it goes out of scope
         }
@@ -78,6 +83,13 @@ boost::asio::awaitable<void> accept_loop(std::shared_ptr<health_server::shared> 
 }
 
 }  // namespace
+
+int health_server::connection_limit() {
+    rlimit files{};
+    if (::getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur == RLIM_INFINITY) return max_connections;
+    const long spare = (static_cast<long>(files.rlim_cur) - reserved_descriptors) / 2;
+    return static_cast<int>(std::clamp<long>(spare, 1, max_connections));
+}
 
 health_server::health_server(boost::asio::any_io_executor executor, unsigned short port,
                              std::function<std::string()> status)

@@ -16,7 +16,10 @@ namespace asio_service {
 /// A small HTTP/1.1 server: GET /health answers 200 with "ok" and the JSON of `status`; any
 /// other target 404. Bounded: a request's header at most 4 KiB (no body), every read and write
 /// within `io_timeout` (an idle or slow client is cut off, it cannot hold a connection open),
-/// at most `max_connections` at a time (more are closed on accept).
+/// at most connection_limit() at a time (more are closed on accept). The limit leaves half of
+/// the descriptors the process may still open, beyond a reserve, to the lock backend: idle
+/// clients cannot starve the scheduler's backend calls of descriptors (under `ulimit -n 24` and
+/// 200 idle clients the SQLite calls failed with "unable to open database file").
 ///
 /// Thread safety: start() and stop() from one thread; `status` is called on the executor.
 class health_server {
@@ -32,6 +35,10 @@ public:
 
     static constexpr std::chrono::seconds io_timeout{5};
     static constexpr int max_connections = 64;
+    /// Descriptors kept for everything but HTTP connections (backend, journal, timers).
+    static constexpr long reserved_descriptors = 32;
+    /// min(max_connections, (RLIMIT_NOFILE soft limit - reserved_descriptors) / 2), at least 1.
+    static int connection_limit();
 
     struct shared;  ///< the acceptor and the connection count, shared with the coroutines
 
