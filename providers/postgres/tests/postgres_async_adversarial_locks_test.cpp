@@ -6,6 +6,7 @@
 #include <shedlock/asio/async_session.hpp>
 #include <shedlock/asio/lock_ops.hpp>
 #include <shedlock/providers/postgres_lock_provider.hpp>
+#include <shedlock/providers/sql/async_connection_pool.hpp>
 
 #include <boost/asio/io_context.hpp>
 
@@ -250,4 +251,28 @@ TEST_CASE("postgres async adversarial: the io_context stopped with 64 calls in f
     }
     const auto completed = std::count_if(calls.begin(), calls.end(), [](const t::attempt& c) { return c.completed; });
     CHECK(completed < 64);
+}
+
+TEST_CASE("postgres async adversarial: a call that waited out pool_wait names a fix the URI accepts",
+          "[postgres][async][adversarial]") {
+    namespace t = pg_async_adversarial_locks_test;
+    boost::asio::io_context io;
+    auto pool = std::make_shared<shedlock::providers::sql::async_connection_pool>(
+        io.get_executor(), shedlock::providers::postgres_async_connections(t::pa::options()), 1,
+        std::chrono::milliseconds(200));
+    t::pa::outcome<t::pa::sql_result> slow, waiting;
+    auto into = [](t::pa::outcome<t::pa::sql_result>& out) {
+        return [&out](std::exception_ptr e, t::pa::sql_result r) { out.completed = true, out.failure = e, out.value = std::move(r); };
+    };
+    using shedlock::providers::sql::retry_policy;
+    pool->execute("SELECT pg_sleep(1)", {}, false, retry_policy::when_safe, into(slow));
+    pool->execute("SELECT 1", {}, false, retry_policy::when_safe, into(waiting));
+    io.run();
+    REQUIRE(slow.completed);
+    CHECK_FALSE(slow.failure);
+    REQUIRE(waiting.completed);
+    CHECK(waiting.error().advice() == shedlock::retry_advice::safe);
+    CHECK_THAT(waiting.error().what(), Catch::Contains("raise pool_size in the URI"));
+    // pool_wait is no URI option (the URI refuses it): the message must not send anyone there.
+    CHECK_THAT(waiting.error().what(), !Catch::Contains("pool_wait in the URI"));
 }

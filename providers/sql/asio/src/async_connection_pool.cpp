@@ -77,7 +77,8 @@ void async_connection_pool::expire(const std::shared_ptr<job>& j) {
     j->complete(std::make_exception_ptr(storage_error(
                     storage_category::unavailable, retry_advice::safe,
                     "no connection of the pool (" + std::to_string(size_) + ") was free within " +
-                        std::to_string(wait_.count()) + " ms; raise pool_size or pool_wait in the URI")),
+                        std::to_string(wait_.count()) +
+                        " ms (pool_wait); raise pool_size in the URI or keep fewer calls in flight")),
                 {});
 }
 
