@@ -49,6 +49,11 @@ void mysql_async_session::run_text() {
                 if (result_ret_) mysql_free_result(result_ret_);
                 return complete(timeout_failure(op_->sent), {});
             }
+            // A result lost mid-way (the connection dropped while the rows came) is no result set
+            // with an error: the connector then resets the field count too, so read_text_result
+            // alone would take it for a statement without rows.
+            if (!result_ret_ && mysql_errno(db_) != 0)
+                return complete(failure_of(mysql_errno(db_), mysql_error(db_), mysql_stage::executing), {});
             try {
                 complete(nullptr, read_text_result(db_, result_ret_, context_));
             } catch (...) {

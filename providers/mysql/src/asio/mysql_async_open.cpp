@@ -44,6 +44,13 @@ bool needs_resolving(const mysql_options& options) {
            options.tls.mode != "VERIFY_IDENTITY";
 }
 
+/// The time to connect within: connect_timeout, but never 0 (the URI accepts connect_timeout=0,
+/// which the blocking connection gives the connector as its least, 1 s; taken as is, every
+/// connection would fail at once).
+std::chrono::milliseconds connect_limit(const mysql_options& options) {
+    return options.connect_timeout.count() > 0 ? options.connect_timeout : std::chrono::seconds{1};
+}
+
 bool unreachable(const std::exception_ptr& failure) {
     try {
         std::rethrow_exception(failure);
@@ -58,7 +65,7 @@ class opening : public std::enable_shared_from_this<opening> {
 public:
     opening(asio::lock_service::executor_type executor, const mysql_options& options, done_type done)
         : executor_(executor), options_(options), done_(std::move(done)), resolver_(executor), timer_(executor),
-          until_(std::chrono::steady_clock::now() + options.connect_timeout) {}
+          until_(std::chrono::steady_clock::now() + connect_limit(options)) {}
 
     /// Runs on the executor.
     void start() {
