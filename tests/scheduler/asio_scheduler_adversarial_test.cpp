@@ -207,3 +207,41 @@ TEST_CASE("asio scheduler adversarial: destroyed on its executor thread while a 
     CHECK(wait_for([&] { return h.free("orphaned"); }, 5s));
     CHECK(h.warned("destroyed on a thread of its executor"));
 }
+
+TEST_CASE("asio scheduler adversarial: start twice and add after start are refused by name", "[asio_scheduler]") {
+    rig h;
+    asio::scheduler s(h.io.executor(), h.service, h.runs, nullptr, h.options());
+    s.add(asio::make_async_task("once", [](task_context&) -> awaitable<void> { co_return; }, fixed_rate(1h),
+                                lock_at_most_for(10s)));
+    s.start();
+    CHECK_THROWS_WITH(s.start(), Catch::Contains("already started"));
+    CHECK_THROWS_WITH(s.add(asio::make_async_task("late", [](task_context&) -> awaitable<void> { co_return; },
+                                                  fixed_rate(1h), lock_at_most_for(10s))),
+                      Catch::Contains("\"late\" added after start()"));
+    s.stop(2s);
+    s.stop(2s);  // idempotent
+}
+
+// stop() lands at varying points of firings every 10 ms: it returns, no firing starts after it,
+// the lock is free and every record has a final outcome.
+TEST_CASE("asio scheduler adversarial: stop racing with firings", "[asio_scheduler]") {
+    rig h;
+    for (int round = 0; round < 20; ++round) {
+        std::atomic<int> ran{0};
+        const std::string name = "race-" + std::to_string(round);
+        asio::scheduler s(h.io.executor(), h.service, h.runs, nullptr, h.options());
+        s.add(asio::make_async_task(name, [&](task_context& ctx) -> awaitable<void> {
+            ++ran;
+            co_await asio::sleep_for(ctx, std::chrono::milliseconds(round % 7));
+        }, fixed_rate(10ms), lock_at_most_for(10s), keep_alive()));
+        s.start();
+        std::this_thread::sleep_for(std::chrono::milliseconds(5 + 3 * round));
+        s.stop(1s);
+        const int at_stop = ran.load();
+        std::this_thread::sleep_for(30ms);
+        CHECK(ran.load() == at_stop);
+        CHECK(h.free(name));
+        for (const auto& r : h.runs.last_runs(name, 1000))
+            CHECK((r.outcome == run_outcome::succeeded || r.outcome == run_outcome::skipped_running));
+    }
+}
