@@ -276,3 +276,17 @@ TEST_CASE("postgres async adversarial: a call that waited out pool_wait names a 
     // pool_wait is no URI option (the URI refuses it): the message must not send anyone there.
     CHECK_THAT(waiting.error().what(), !Catch::Contains("pool_wait in the URI"));
 }
+
+TEST_CASE("postgres async adversarial: connect_timeout=0s connects as the blocking connection does",
+          "[postgres][async][adversarial]") {
+    namespace t = pg_async_adversarial_locks_test;
+    // The blocking connection gives libpq at least 1 s (libpq's 0 would wait for ever); a timer
+    // of 0 failed every non-blocking connect at once.
+    boost::asio::io_context io;
+    t::pa::outcome<std::unique_ptr<t::pa::connection>> out;
+    t::pa::start_connect(io, t::pa::options("?connect_timeout=0s"), out);
+    io.run();
+    REQUIRE(out.completed);
+    if (out.failure) FAIL(shedlock::asio::failure_message(out.failure));
+    CHECK(t::pa::value_of(t::pa::execute(io, *out.value, "SELECT 1")) == "1");
+}

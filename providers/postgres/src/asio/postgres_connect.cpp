@@ -23,7 +23,7 @@ public:
 
     connect_run(boost::asio::any_io_executor executor, const postgres_options& options, done_type done)
         : executor_(std::move(executor)), options_(options), shown_(options.redacted_uri()),
-          within_(options.connect_timeout), answer_within_(options.statement_timeout + options.connect_timeout),
+          within_(connect_within(options.connect_timeout)), answer_within_(options.statement_timeout + within_),
           done_(std::move(done)), timer_(executor_), resolver_(executor_) {}
 
     /// Runs on the executor (posted by postgres_async_connect).
@@ -45,6 +45,12 @@ public:
     }
 
 private:
+    /// connect_timeout=0 is libpq's "wait for ever", which the blocking connection turns into
+    /// libpq's floor of 1 s: the same here, instead of a timer that fails every connect at once.
+    static std::chrono::milliseconds connect_within(std::chrono::milliseconds configured) {
+        return configured > std::chrono::milliseconds::zero() ? configured : std::chrono::seconds(1);
+    }
+
     /// A name, not an address nor a Unix socket directory (nor libpq's comma-separated list).
     static bool needs_resolving(const std::string& host) {
         boost::system::error_code ec;
