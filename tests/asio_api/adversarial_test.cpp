@@ -229,3 +229,33 @@ TEST_CASE("adversarial: use_future on the io_context's only thread completes wit
     io.run();
     CHECK(status == std::future_status::ready);
 }
+
+// A used handle has no service left, so its callback without an associated executor of its own
+// completes on boost::asio::system_executor: on a thread of Asio's hidden system pool, while the
+// application's io_context is not even running. Wanted: the service's executor, as for every
+// other completion (lock_ops.hpp: "the service's when it has none").
+TEST_CASE("adversarial: async_unlock of a used handle completes on the service's executor, not a hidden thread") {
+    net::io_context io;
+    shedlock::test::scripted_lock_service service(io.get_executor());
+    auto f = shedlock::asio::async_try_lock(service, lock_configuration("used", 30s), net::use_future);
+    io.run();
+    auto handle = f.get();
+    REQUIRE(handle);
+    auto moved = std::move(*handle);  // `handle` is now inactive
+    std::atomic<bool> ran{false};
+    std::thread::id ran_on;
+    handle->async_unlock([&](error_code ec) {
+        CHECK(ec == errc::lock_state);
+        ran_on = std::this_thread::get_id();
+        ran = true;
+    });
+    std::this_thread::sleep_for(200ms);
+    CHECK_FALSE(ran.load());  // nobody runs the io_context yet
+    io.restart();
+    io.run();
+    CHECK(ran.load());
+    CHECK(ran_on == std::this_thread::get_id());
+    moved.async_unlock([](error_code) {});
+    io.restart();
+    io.run();
+}
