@@ -290,3 +290,40 @@ TEST_CASE("postgres async adversarial: connect_timeout=0s connects as the blocki
     if (out.failure) FAIL(shedlock::asio::failure_message(out.failure));
     CHECK(t::pa::value_of(t::pa::execute(io, *out.value, "SELECT 1")) == "1");
 }
+
+TEST_CASE("postgres async adversarial: the pool's idle connections terminated by the server then a lock call works",
+          "[postgres][async][adversarial]") {
+    namespace t = pg_async_adversarial_locks_test;
+    boost::asio::io_context io;
+    const auto table = t::unique("idle_killed");
+    auto session = t::open(io, "?create_schema=true&pool_size=2&table=" + table);
+    t::attempt before, after;
+    t::start_lock(session->locks(), "idle-before", before);
+    io.run();
+    REQUIRE(before.handle);
+    before.handle.reset();  // the release leaves the connection idle, its last query on the table
+    io.restart();
+    io.run();
+    {
+        auto c = t::admin();
+        pqxx::nontransaction tx(c);
+        const auto killed = tx.exec("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> "
+                                    "pg_backend_pid() AND state = 'idle' AND query LIKE '%" + table + "%' "
+                                    "AND application_name = 'shedlock-cpp'")[0][0].as<int>();
+        REQUIRE(killed >= 1);
+        for (int i = 0; i < 200 && tx.exec("SELECT count(*) FROM pg_stat_activity WHERE state = 'idle' AND query LIKE '%" +
+                                           table + "%' AND application_name = 'shedlock-cpp' AND pid <> pg_backend_pid()")[0][0]
+                                           .as<int>() > 0;
+             ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    t::start_lock(session->locks(), "idle-after", after);
+    io.restart();
+    io.run();
+    REQUIRE(after.completed);
+    CHECK_FALSE(after.ec);  // safe: the pool opens a new connection and runs it there
+    CHECK(after.handle);
+    after.handle.reset();
+    io.restart();
+    io.run();
+}
