@@ -289,6 +289,30 @@ TEST_CASE("mysql async adversarial: garbage or truncated handshakes fail as erro
     }
 }
 
+TEST_CASE("mysql async adversarial: many failed connects leave no descriptor behind") {
+    fake_server garbage([](int fd) { write_all(fd, std::string("\x05\x00\x00\x00junk!", 9)); });
+    std::uint16_t closed_port = 0;
+    ::close(listen_on_loopback(closed_port, "mysql_async_adversarial_test"));
+    std::uint16_t silent_port = 0;
+    const int silent = listen_on_loopback(silent_port, "mysql_async_adversarial_test");  // never answers
+    const int before = open_descriptors();
+    int failed = 0;
+    for (int i = 0; i < 60; ++i) {
+        const std::uint16_t port = i % 3 == 0 ? garbage.port() : i % 3 == 1 ? closed_port : silent_port;
+        auto o = options(i % 3 == 2 ? "connect_timeout=100ms" : "connect_timeout=2s");
+        o.host = "127.0.0.1";
+        o.port = port;
+        net::io_context io;
+        outcome<std::unique_ptr<connection>> out;
+        start_connect(io, o, out);
+        io.run();
+        if (out.completed && out.failure && !out.value) ++failed;
+    }
+    CHECK(failed == 60);
+    CHECK(open_descriptors() == before);
+    ::close(silent);
+}
+
 /// A one-connection proxy to the real server that forwards the reply to the statement carrying
 /// `marker` only up to half and then closes both sides (a server dying mid-row).
 class truncating_proxy {
