@@ -50,6 +50,17 @@ void play(int fd, const std::string& reply, bool hang_up) {
 /// What the statement completed with, as the child saw it.
 enum class verdict { storage_error = 10, succeeded = 11, other_exception = 12, run_threw = 13, not_completed = 14, shows_password = 15 };
 
+int classify(const std::exception_ptr& failure) {
+    try {
+        std::rethrow_exception(failure);
+    } catch (const shedlock::storage_error& err) {
+        return std::string(err.what()).find(password) != std::string::npos ? static_cast<int>(verdict::shows_password)
+                                                                            : static_cast<int>(verdict::storage_error);
+    } catch (...) {
+        return static_cast<int>(verdict::other_exception);
+    }
+}
+
 /// In a child: connects to `port`, runs "UPDATE t SET x = 1" (a simple query), reports as the
 /// exit status. The child is killed by SIGALRM when the driver does not complete within 10 s.
 int run_in_child(std::uint16_t port) {
@@ -64,20 +75,11 @@ int run_in_child(std::uint16_t port) {
                 "/db?sslmode=disable&connect_timeout=2s&statement_timeout=2s"));
             std::unique_ptr<pa::connection> c;
             shedlock::providers::postgres_async_connections(o)(io.get_executor(), [&](std::exception_ptr e, auto conn) {
-                if (e) status = static_cast<int>(verdict::other_exception);
+                if (e) status = classify(e);
                 c = std::move(conn);
                 if (!c) return;
                 c->async_execute("UPDATE t SET x = 1", {}, false, [&](std::exception_ptr f, pa::sql_result) {
-                    if (!f) return void(status = static_cast<int>(verdict::succeeded));
-                    try {
-                        std::rethrow_exception(f);
-                    } catch (const shedlock::storage_error& err) {
-                        status = std::string(err.what()).find(password) != std::string::npos
-                                     ? static_cast<int>(verdict::shows_password)
-                                     : static_cast<int>(verdict::storage_error);
-                    } catch (...) {
-                        status = static_cast<int>(verdict::other_exception);
-                    }
+                    status = f ? classify(f) : static_cast<int>(verdict::succeeded);
                 });
             });
             io.run();
@@ -90,6 +92,21 @@ int run_in_child(std::uint16_t port) {
     ::waitpid(child, &status, 0);
     if (WIFSIGNALED(status)) return 1000 + WTERMSIG(status);
     return WEXITSTATUS(status);
+}
+
+/// A server that answers the startup packet with `reply` (then hangs up, or waits).
+int handshake_against(const std::string& reply, bool hang_up) {
+    shedlock::test::fake_server server([reply, hang_up](int fd) {
+        const auto len = shedlock::test::read_exactly(fd, 4);
+        if (len.size() != 4) return;
+        const auto n = (static_cast<unsigned char>(len[2]) << 8) | static_cast<unsigned char>(len[3]);
+        if (shedlock::test::read_exactly(fd, n - 4).empty()) return;
+        shedlock::test::write_all(fd, reply);
+        char buf[4096];
+        while (!hang_up && ::read(fd, buf, sizeof buf) > 0) {
+        }
+    });
+    return run_in_child(server.port());
 }
 
 /// Runs the statement against a server that answers it with `reply` (then hangs up).
@@ -148,4 +165,38 @@ TEST_CASE("postgres async adversarial: an answer that never comes fails at the c
           "[postgres][async][adversarial]") {
     namespace t = pg_async_adversarial_test;
     CHECK(t::against("") == static_cast<int>(t::verdict::storage_error));
+}
+
+TEST_CASE("postgres async adversarial: garbage as the answer to the startup packet fails the connect",
+          "[postgres][async][adversarial]") {
+    namespace t = pg_async_adversarial_test;
+    CHECK(t::handshake_against(std::string("HTTP/1.1 400 Bad Request\r\n\r\n"), true) ==
+          static_cast<int>(t::verdict::storage_error));
+    CHECK(t::handshake_against(std::string("\xff\xff\xff\xff\xff\xff\xff\xff", 8), false) ==
+          static_cast<int>(t::verdict::storage_error));
+}
+
+TEST_CASE("postgres async adversarial: a startup answer cut off fails the connect", "[postgres][async][adversarial]") {
+    namespace t = pg_async_adversarial_test;
+    // AuthenticationOk announced with 8 bytes, 2 sent; then a close, or nothing until connect_timeout.
+    CHECK(t::handshake_against(std::string("R\0\0\0\x08\0", 6), true) == static_cast<int>(t::verdict::storage_error));
+    CHECK(t::handshake_against(std::string("R\0\0\0\x08\0", 6), false) == static_cast<int>(t::verdict::storage_error));
+}
+
+TEST_CASE("postgres async adversarial: a server that asks for the password and refuses it does not show it",
+          "[postgres][async][adversarial]") {
+    namespace t = pg_async_adversarial_test;
+    // AuthenticationCleartextPassword, then (after libpq sent it) a FATAL 28P01.
+    const auto refusal = t::message('E', std::string("SFATAL\0C28P01\0Mpassword authentication failed\0\0", 47));
+    shedlock::test::fake_server server([&](int fd) {
+        const auto len = shedlock::test::read_exactly(fd, 4);
+        if (len.size() != 4) return;
+        const auto n = (static_cast<unsigned char>(len[2]) << 8) | static_cast<unsigned char>(len[3]);
+        if (shedlock::test::read_exactly(fd, n - 4).empty()) return;
+        shedlock::test::write_all(fd, t::message('R', std::string("\0\0\0\x03", 4)));
+        char buf[4096];
+        if (::read(fd, buf, sizeof buf) <= 0) return;
+        shedlock::test::write_all(fd, refusal);
+    });
+    CHECK(t::run_in_child(server.port()) == static_cast<int>(t::verdict::storage_error));
 }
