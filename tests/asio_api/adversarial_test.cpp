@@ -259,3 +259,25 @@ TEST_CASE("adversarial: async_unlock of a used handle completes on the service's
     io.restart();
     io.run();
 }
+
+TEST_CASE("adversarial: an error handler that throws on a failed background release escapes nowhere") {
+    io_threads io(1);
+    shedlock::test::scripted_lock_service service(io.io.get_executor());
+    std::atomic<int> reported{0};
+    service.set_error_handler([&](const std::string&, const std::exception&) {
+        ++reported;
+        throw std::runtime_error("error handler failed");
+    });
+    auto f = shedlock::asio::async_try_lock(service, lock_configuration("bad-release", 30s), net::use_future);
+    auto handle = f.get();
+    REQUIRE(handle);
+    service.fail_with = shedlock::retry_advice::in_doubt;
+    // Moved to another thread and destroyed there: the release fails, the handler throws.
+    std::thread([h = std::move(*handle)]() mutable { auto gone = std::move(h); }).join();
+    CHECK(wait_until([&] { return reported.load() == 1; }, 5s));
+    service.fail_with.reset();
+    auto again = shedlock::asio::async_try_lock(service, lock_configuration("after", 30s), net::use_future);
+    auto after = again.get();
+    CHECK(after);  // the io_context still runs
+    if (after) after->async_unlock(net::use_future).get();  // before the service goes
+}
