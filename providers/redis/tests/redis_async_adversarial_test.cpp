@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -297,4 +298,33 @@ TEST_CASE("redis async adversary: out of descriptors gives a clear error and lea
         return open_descriptors() == before ? 0 : 5;
     });
     CHECK(status == 0);
+}
+
+TEST_CASE("redis async adversary: bytes pushed to an idle connection close it and the next call runs elsewhere",
+          "[redis][async][adversarial]") {
+    std::atomic<int> sessions{0};  // counted on the fake server's thread
+    shedlock::test::fake_server pushy([&sessions](int fd) {
+        ++sessions;
+        while (true) {
+            const auto command = read_command(fd);
+            if (command.empty()) return;
+            if (command[0] == "SCRIPT") {
+                shedlock::test::write_all(fd, "$40\r\n" + std::string(fake_sha) + "\r\n");
+                continue;
+            }
+            shedlock::test::write_all(fd, ":1\r\n");
+            if (sessions == 1) shedlock::test::write_all(fd, ">2\r\n$7\r\nmessage\r\n$4\r\npush\r\n");  // unasked
+        }
+    });
+    net::io_context io;
+    auto service = shedlock::providers::make_redis_async_lock_service(fake_options(pushy.port()), io.get_executor());
+    CHECK(acquire(io, *service, "first").held);
+    std::this_thread::sleep_for(100ms);  // the push arrives while the connection idles
+    const auto second = acquire(io, *service, "second");
+    INFO(second.message);
+    CHECK(second.held);  // not sent on the spoiled connection: run on a new one
+    CHECK(sessions == 2);
+    service.reset();
+    io.restart();
+    io.run();
 }
