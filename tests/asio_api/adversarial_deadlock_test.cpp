@@ -67,3 +67,28 @@ TEST_CASE("adversarial: blocking_lock_provider called inside its own service's c
     INFO("exit code " << code << " (-1: still blocked after 5 s)");
     CHECK(code == 0);
 }
+
+// The provider's last owner lets go inside a completion, on the provider's own io thread: the
+// destructor joins that very thread (std::thread::join on itself throws resource_deadlock_would_occur
+// from a destructor: std::terminate). Wanted: no crash (exit 0).
+TEST_CASE("adversarial: blocking_lock_provider destroyed on its own io thread does not terminate the process") {
+    const int code = exit_code_within(5s, [] {
+        auto provider = std::make_unique<shedlock::asio::blocking_lock_provider>(
+            [](shedlock::asio::lock_service::executor_type ex) {
+                return std::make_unique<shedlock::test::scripted_lock_service>(std::move(ex));
+            });
+        std::promise<void> destroyed;
+        auto& service = provider->service();
+        shedlock::asio::async_try_lock(service, lock_configuration("self-destroy", 10s),
+                                       [&](error_code, std::optional<lock_handle> h) {
+                                           if (h) (void)h->async_unlock([](error_code) {});
+                                           provider.reset();
+                                           destroyed.set_value();
+                                       });
+        destroyed.get_future().wait();
+        _exit(0);
+        return 0;
+    });
+    INFO("exit code " << code << " (134: aborted, -1: still blocked after 5 s)");
+    CHECK(code == 0);
+}
