@@ -135,6 +135,30 @@ TEST_CASE("mysql async adversarial: a dropped lock table fails every call as bac
     }
 }
 
+TEST_CASE("mysql async adversarial: the lock table dropped with calls in flight never reads as held") {
+    adv_backend b("pool_size=4");
+    REQUIRE(try_once(b, "adv-drop-warm").granted);
+    std::vector<attempt> out(200);
+    for (int i = 0; i < 200; ++i) start_attempt(b.session->locks(), "adv-drop-flight-" + std::to_string(i), out[i]);
+    std::thread dropper([&b] { mysql_server::exec("DROP TABLE " + b.table); });
+    b.io.restart();
+    b.io.run();
+    dropper.join();
+    int granted = 0;
+    int failed = 0;
+    for (const auto& a : out) {
+        REQUIRE(a.completed);
+        if (a.granted) ++granted;
+        if (a.failure) {
+            ++failed;
+            INFO(shedlock::asio::failure_message(a.failure));
+            CHECK(shedlock::asio::to_error_code(a.failure) == errc::backend_error);
+        }
+        CHECK((a.granted.has_value() || a.failure));  // distinct free names: never "held"
+    }
+    CHECK(granted + failed == 200);
+}
+
 // ---- bad URIs: an error naming the value, nothing sent ----
 
 TEST_CASE("mysql async adversarial: bad URI values fail open_async_backend naming them and nothing is sent") {
