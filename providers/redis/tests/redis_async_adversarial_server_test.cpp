@@ -3,6 +3,7 @@
 // io_context, bad URIs, a password that must never show, and lock names the blocking provider
 // must see as the same locks.
 #include "redis_own_server.hpp"
+#include "reply_dropping_proxy.hpp"
 #include "redis_test_support.hpp"
 
 #include <shedlock/asio/async_session.hpp>
@@ -394,4 +395,56 @@ TEST_CASE("redis async adversary: SCRIPT FLUSH in a loop while 64 calls are in f
     flusher.join();
     const auto after = acquire_one(io, *service, "after-flushes");
     CHECK(after.held);
+}
+
+TEST_CASE("redis async adversary: a reply lost on the way (acquire extend unlock) is in doubt or settled by the retry",
+          "[redis][async][adversarial]") {
+    shedlock::test::own_redis_server server;
+    shedlock::test::reply_dropping_proxy proxy(server.port());
+    auto options = server.options();
+    options.port = proxy.port();
+    options.pool_size = 1;
+    net::io_context io;
+    auto service = shedlock::providers::make_redis_async_lock_service(options, io.get_executor());
+    auto observe = [&server](const std::vector<std::string>& command) {
+        return shedlock::test::raw_redis(server.options()).text(command);
+    };
+    REQUIRE(acquire_one(io, *service, "warm-up").held);  // connected, scripts loaded
+
+    // The acquire is applied, its answer lost: in doubt, never "held"; the lock is then held.
+    proxy.arm("lost-acquire");
+    const auto lost = acquire_one(io, *service, "lost-acquire");
+    CHECK(proxy.fired());
+    CHECK(lost.ec == errc::in_doubt);
+    CHECK_FALSE(lost.held);
+    CHECK(observe({"EXISTS", "shedlock:{lost-acquire}"}) == "1");
+    const auto again = acquire_one(io, *service, "lost-acquire");
+    CHECK_FALSE(again.ec);
+    CHECK_FALSE(again.held);  // held elsewhere (by the lost acquire), not an error
+
+    // Extend and unlock are owner-checked: the retry on a new connection settles them.
+    const auto held = acquire_one(io, *service, "lost-extend");
+    REQUIRE(held.held);
+    proxy.arm(std::to_string(30000));  // the extend's at_most argument
+    std::optional<shedlock::lease> extended;
+    error_code extend_ec;
+    service->start_extend(*held.held, 30s, 0ms, [&](std::exception_ptr failure, std::optional<shedlock::lease> l) {
+        extend_ec = shedlock::asio::to_error_code(failure);
+        extended = std::move(l);
+    });
+    io.restart();
+    io.run_for(20s);
+    CHECK(proxy.fired());
+    CHECK_FALSE(extend_ec);
+    CHECK(extended.has_value());
+    const auto ttl = std::stoll(observe({"PTTL", "shedlock:{lost-extend}"}));
+    CHECK(ttl > 10000);  // extended to 30 s, once or twice
+    shedlock::test::reply_dropping_proxy unlock_proxy(server.port());
+    options.port = unlock_proxy.port();
+    auto unlocker = shedlock::providers::make_redis_async_lock_service(options, io.get_executor());
+    REQUIRE(acquire_one(io, *unlocker, "warm-up-2").held);
+    unlock_proxy.arm("adversary-0");  // the owner: in the unlock's arguments
+    unlock(io, *unlocker, extended ? *extended : *held.held);
+    CHECK(unlock_proxy.fired());
+    CHECK(observe({"EXISTS", "shedlock:{lost-extend}"}) == "0");
 }
