@@ -5,7 +5,10 @@
 /// class and knows nothing of Asio; these functions find the firing that runs `ctx`.
 ///
 /// Call them from the body's own coroutine (it runs on the scheduler's strand), while the body
-/// runs. A context that no asio scheduler is running gets configuration_error.
+/// runs. A context that no asio scheduler is running gets configuration_error. A coroutine the
+/// body spawned that is still waiting in one of them when the body returns keeps the firing's
+/// state alive until its wait ends (sleep_for at its deadline; the others only if the event
+/// comes): the lock is released as usual; a call after the firing ended gets configuration_error.
 ///
 /// What task_context itself reports for a coroutine body: cancellation_requested() (set on stop
 /// and on a lost lease), lock_lost(), fencing_token(), claim(), counters and set_result() work;
