@@ -422,6 +422,24 @@ TEST_CASE("mysql async adversarial: a reply cut mid-row fails the statement in d
     CHECK(again.error().advice() == retry_advice::safe);  // not sent
 }
 
+TEST_CASE("mysql async adversarial: a prepared statement's reply cut mid-row fails in doubt") {
+    const auto real = options();
+    truncating_proxy proxy(real.port, "ADV_TRUNC_P");
+    auto o = options("connect_timeout=2s&statement_timeout=2s&ssl_mode=DISABLED");
+    o.host = "127.0.0.1";
+    o.port = proxy.port();
+    net::io_context io;
+    auto c = connect(io, o);
+    auto out = execute(io, *c, "SELECT REPEAT(?, 2000) UNION ALL SELECT REPEAT('y', 20000)",
+                       {std::string("ADV_TRUNC_P")});
+    REQUIRE(proxy.fired());
+    INFO(shedlock::asio::failure_message(out.failure));
+    REQUIRE(out.failure);
+    CHECK(out.error().category() == storage_category::unavailable);
+    CHECK(out.error().advice() == retry_advice::in_doubt);
+    CHECK_FALSE(c->usable());
+}
+
 TEST_CASE("mysql async adversarial: a lock reply dropped by the network is in doubt and never held") {
     const auto real = options();
     reply_dropping_proxy proxy(real.port);
