@@ -174,3 +174,30 @@ TEST_CASE("a handle destroyed on the executor thread starts the release and retu
     CHECK(destroy_took < 100ms);  // far below the 300 ms answer: it did not wait
     CHECK(service.unlocks == 1);
 }
+
+TEST_CASE("a used handle answers a plain callback on the service's executor as the first call did") {
+    net::io_context io;
+    shedlock::test::scripted_lock_service service(io.get_executor());
+    std::thread::id second_unlock_thread, second_extend_thread;
+    error_code unlock_ec, extend_ec;
+    shedlock::asio::async_try_lock(service, config("used"), [&](error_code, std::optional<lock_handle> h) {
+        REQUIRE(h);
+        auto handle = std::make_shared<lock_handle>(std::move(*h));
+        handle->async_unlock([&, handle](error_code) {
+            handle->async_unlock([&, handle](error_code ec) {
+                unlock_ec = ec;
+                second_unlock_thread = std::this_thread::get_id();
+            });
+            handle->async_extend(10s, [&, handle](error_code ec, std::optional<lock_handle>) {
+                extend_ec = ec;
+                second_extend_thread = std::this_thread::get_id();
+            });
+        });
+    });
+    io.run();
+    CHECK(unlock_ec == errc::lock_state);
+    CHECK(extend_ec == errc::lock_state);
+    // On the thread that ran the io_context, not on a thread of Asio's system executor.
+    CHECK(second_unlock_thread == std::this_thread::get_id());
+    CHECK(second_extend_thread == std::this_thread::get_id());
+}

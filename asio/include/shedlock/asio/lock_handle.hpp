@@ -27,13 +27,15 @@ namespace shedlock::asio {
 /// Thread safety: one handle from one thread (or strand) at a time. The service must outlive it.
 class [[nodiscard]] lock_handle {
 public:
-    lock_handle(lock_service& service, lease held) : service_(&service), lease_(std::move(held)) {}
+    lock_handle(lock_service& service, lease held)
+        : service_(&service), executor_(service.get_executor()), lease_(std::move(held)) {}
     lock_handle(lock_handle&& other) noexcept
-        : service_(std::exchange(other.service_, nullptr)), lease_(std::move(other.lease_)) {}
+        : service_(std::exchange(other.service_, nullptr)), executor_(other.executor_), lease_(std::move(other.lease_)) {}
     lock_handle& operator=(lock_handle&& other) noexcept {
         if (this != &other) {
             release_in_background();
             service_ = std::exchange(other.service_, nullptr);
+            executor_ = other.executor_;
             lease_ = std::move(other.lease_);
         }
         return *this;
@@ -71,6 +73,9 @@ private:
     void release_in_background() noexcept;
 
     lock_service* service_;
+    /// The service's executor, kept once inactive: a second call completes there too (as the
+    /// first did), never on a thread of its own.
+    lock_service::executor_type executor_;
     struct lease lease_;
 };
 
@@ -98,7 +103,7 @@ auto lock_handle::async_unlock(Token&& token) {
     auto initiation = [this](auto handler) {
         lock_service* service = std::exchange(service_, nullptr);
         if (!service) {
-            auto ex = detail::completion_executor(handler, boost::asio::system_executor());
+            auto ex = detail::completion_executor(handler, executor_);
             detail::deliver_later(ex, std::move(handler), make_error_code(errc::lock_state));
             return;
         }
@@ -116,7 +121,7 @@ auto lock_handle::async_extend(std::chrono::milliseconds at_most, std::chrono::m
     auto initiation = [this, at_most, minimum_hold](auto handler) {
         lock_service* service = std::exchange(service_, nullptr);
         if (!service) {
-            auto ex = detail::completion_executor(handler, boost::asio::system_executor());
+            auto ex = detail::completion_executor(handler, executor_);
             detail::deliver_later(ex, std::move(handler), make_error_code(errc::lock_state), std::optional<lock_handle>{});
             return;
         }
