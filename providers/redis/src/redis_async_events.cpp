@@ -37,8 +37,9 @@ void redis_async_connection::hook_reply(redisAsyncContext*, void* reply, void* s
 // A reply is built by hiredis's reader through these constructors; the reader hands each task
 // its privdata (this connection). A top-level reply when no command is in flight (a server that
 // answers twice, or talks unasked) would reach hiredis's assert in redisProcessCallbacks; refusing
-// it makes the reader fail, and hiredis closes the connection instead. Error replies stay with
-// hiredis, which closes on an unasked one itself (keeping its text: "max number of clients").
+// it makes the reader fail, and hiredis closes the connection instead (the commands not written
+// fail safe). An unasked error reply stays with hiredis, which closes on it itself (keeping its
+// text: "max number of clients").
 void redis_async_connection::guard_replies() {
     hiredis_functions_ = context_->c.reader->fn;
     reply_functions_ = *hiredis_functions_;
@@ -50,8 +51,11 @@ void redis_async_connection::guard_replies() {
     context_->c.reader->privdata = this;
 }
 
+// Refused as well: a reply while the oldest command in flight was not written yet (queued from a
+// callback during this read); hiredis would hand it to that command, "answered" before it was sent.
 bool redis_async_connection::accepts_reply(const redisReadTask* task) {
-    if (task->parent != nullptr || task->type == REDIS_REPLY_ERROR || !in_flight_.empty()) return true;
+    if (task->parent != nullptr || written_ > 0) return true;
+    if (task->type == REDIS_REPLY_ERROR && in_flight_.empty()) return true;
     if (close_reason_.empty()) close_reason_ = "the server sent a reply no command asked for (is it a Redis server?)";
     return false;
 }

@@ -328,3 +328,25 @@ TEST_CASE("redis async adversary: bytes pushed to an idle connection close it an
     io.restart();
     io.run();
 }
+
+TEST_CASE("redis async adversary: a reply arriving before its command was written is not taken as its answer",
+          "[redis][async][adversarial]") {
+    // SCRIPT LOAD answered twice: the second reply lands while the EVALSHA that follows it is
+    // queued but not written; hiredis would hand it to that EVALSHA ("acquired, token 1").
+    shedlock::test::fake_server early([](int fd) {
+        while (true) {
+            const auto command = read_command(fd);
+            if (command.empty()) return;
+            if (command[0] == "SCRIPT") shedlock::test::write_all(fd, "$40\r\n" + std::string(fake_sha) + "\r\n:1\r\n");
+            else shedlock::test::write_all(fd, ":5\r\n");
+        }
+    });
+    const auto options = fake_options(early.port());
+    const int status = in_child([&] {
+        const auto result = acquire_from(options, "early");
+        if (!result.completed) return 2;
+        if (result.held && result.held->fencing_token == 1) return 3;  // the script never ran
+        return 0;
+    });
+    CHECK(status == 0);
+}
