@@ -10,6 +10,7 @@
 #include <shedlock/asio/lock_ops.hpp>
 #include <shedlock/providers/redis_async.hpp>
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
@@ -349,4 +350,30 @@ TEST_CASE("redis async adversary: a reply arriving before its command was writte
         return 0;
     });
     CHECK(status == 0);
+}
+
+TEST_CASE("redis async adversary: a service destroyed while four threads run its calls", "[redis][async][adversarial]") {
+    shedlock::test::own_redis_server server;
+    auto options = server.options();
+    options.command_timeout = 5s;
+    const std::size_t before = open_descriptors();
+    std::atomic<int> completed{0};
+    {
+        net::io_context io;
+        auto work = net::make_work_guard(io);
+        std::vector<std::thread> threads;
+        for (int i = 0; i < 4; ++i) threads.emplace_back([&io] { io.run(); });
+        auto service = shedlock::providers::make_redis_async_lock_service(options, io.get_executor());
+        for (int i = 0; i < 64; ++i)
+            service->start_try_lock({"mt-" + std::to_string(i), 10s}, "adversary",
+                                    [&completed](std::exception_ptr, std::optional<shedlock::lease>) { ++completed; });
+        server.freeze();  // some written and awaited, some on their way
+        std::this_thread::sleep_for(50ms);
+        service.reset();
+        work.reset();
+        for (auto& t : threads) t.join();  // run() returns: nothing of the service is left
+        server.thaw();
+    }
+    CHECK(completed <= 64);  // dropped or completed before the destruction, never after
+    CHECK(open_descriptors() == before);
 }
