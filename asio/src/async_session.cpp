@@ -29,8 +29,8 @@ async_session::async_session(std::unique_ptr<backend_session> blocking, const as
       executor_(std::move(executor)),
       request_(request) {}
 
-// The services go first: a pooled one's calls in flight end (the pool joins) while the blocking
-// session they use is still there.
+// The services are shared: calls in flight and live handles keep them (and the pool and the
+// blocking parts they hold) alive after the session, each to its last user.
 async_session::~async_session() {
     locks_.reset();
     claims_.reset();

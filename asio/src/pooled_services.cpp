@@ -3,13 +3,19 @@
 
 #include <boost/asio/post.hpp>
 
+#include <memory>
+#include <thread>
+
 namespace shedlock::asio {
 namespace {
+
+/// The pool whose thread this is, if any (set around every call it runs).
+thread_local const blocking_pool* current_pool = nullptr;
 
 /// Runs `call` on the pool and completes `done` with its value or its exception.
 template <typename T, typename Call>
 void run_on(blocking_pool& pool, completion<T> done, Call call) {
-    boost::asio::post(pool.pool(), [done = std::move(done), call = std::move(call)]() mutable {
+    pool.post([done = std::move(done), call = std::move(call)]() mutable {
         std::exception_ptr failure;
         T value{};
         try {
@@ -23,9 +29,27 @@ void run_on(blocking_pool& pool, completion<T> done, Call call) {
 
 }  // namespace
 
-blocking_pool::blocking_pool(std::size_t threads) : threads_(threads == 0 ? 1 : threads), pool_(threads_) {}
+blocking_pool::blocking_pool(std::size_t threads)
+    : threads_(threads == 0 ? 1 : threads), pool_(std::make_unique<boost::asio::thread_pool>(threads_)) {}
 
-blocking_pool::~blocking_pool() { pool_.join(); }
+blocking_pool::~blocking_pool() {
+    if (current_pool == this) {
+        // Joining from one of its own threads would wait for itself: a thread of its own joins
+        // them once this call (the last) has returned.
+        std::thread([pool = std::move(pool_)] { pool->join(); }).detach();
+        return;
+    }
+    pool_->join();
+}
+
+void blocking_pool::post(detail::unique_function<void()> call) {
+    boost::asio::post(*pool_, [this, call = std::move(call)]() mutable {
+        current_pool = this;
+        call();
+        call = {};  // what it held (a service's last owner, this pool's) goes while marked as ours
+        current_pool = nullptr;
+    });
+}
 
 pooled_lock_service::pooled_lock_service(std::shared_ptr<lock_provider> provider, executor_type executor,
                                          std::shared_ptr<blocking_pool> pool)
@@ -43,7 +67,7 @@ void pooled_lock_service::start_try_lock(const lock_configuration& config, std::
 }
 
 void pooled_lock_service::start_unlock(lease held, void_completion done) {
-    boost::asio::post(pool_->pool(), [provider = provider_, held = std::move(held), done = std::move(done)]() mutable {
+    pool_->post([provider = provider_, held = std::move(held), done = std::move(done)]() mutable {
         std::exception_ptr failure;
         try {
             shedlock::detail::lock_provider_access::unlock(*provider, held);

@@ -6,12 +6,8 @@
 #include <shedlock/asio/lock_service.hpp>
 #include <shedlock/lock_provider.hpp>
 
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
-
 #include <functional>
 #include <memory>
-#include <optional>
 #include <thread>
 
 namespace shedlock::asio {
@@ -20,6 +16,10 @@ namespace shedlock::asio {
 /// completion. The service runs on an io_context of this provider's own, on one thread, so that a
 /// blocking caller never waits for an event loop it is itself running.
 ///
+/// On that thread (inside a completion of the service) a blocking call would wait for itself: it
+/// throws configuration_error instead; call the service asynchronously there. The provider may be
+/// destroyed there: its thread then finishes the operations in flight and ends by itself.
+///
 /// Thread safety: as every lock_provider, safe for concurrent use.
 class blocking_lock_provider final : public lock_provider {
 public:
@@ -27,21 +27,24 @@ public:
     using service_factory = std::function<std::unique_ptr<lock_service>(lock_service::executor_type)>;
 
     explicit blocking_lock_provider(const service_factory& make_service);
-    /// Stops the io_context thread once the operations in flight completed.
+    /// Lets the io_context thread end once the operations in flight completed, and waits for it
+    /// (unless called on that thread).
     ~blocking_lock_provider() override;
 
-    bool supports_fencing() const override { return service_->supports_fencing(); }
-    lock_service& service() noexcept { return *service_; }
+    bool supports_fencing() const override;
+    lock_service& service() noexcept;
 
 private:
+    struct runtime;
+
     std::optional<lease> do_try_lock(const lock_configuration& config, const std::string& owner) override;
     void do_unlock(const lease& held) override;
     std::optional<lease> do_extend(const lease& held, std::chrono::milliseconds at_most,
                                    std::chrono::milliseconds minimum_hold) override;
+    /// configuration_error when called on the service's own thread.
+    void refuse_own_thread(const char* operation) const;
 
-    boost::asio::io_context io_;
-    std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
-    std::unique_ptr<lock_service> service_;
+    std::shared_ptr<runtime> runtime_;  // shared with the thread, which may outlive the provider
     std::thread thread_;
 };
 

@@ -52,12 +52,9 @@ std::exception_ptr check_finish_arguments(const idempotency_claim& claim, const 
 template <typename Token>
 auto async_finish(claim_service& service, const idempotency_claim& claim, std::string state, std::string text,
                   Token&& token) {
+    if (auto bad = check_finish_arguments(claim, state, text)) std::rethrow_exception(bad);
     auto initiation = [&service](auto handler, const idempotency_claim& claim, std::string state, std::string text) {
         auto ex = completion_executor(handler, service.get_executor());
-        if (auto bad = check_finish_arguments(claim, state, text)) {
-            deliver_later(ex, std::move(handler), to_error_code(bad), finish_status::claim_lost);
-            return;
-        }
         service.start_finish(claim, std::move(state), std::move(text),
                              [ex, h = std::move(handler)](std::exception_ptr failure, finish_status status) mutable {
                                  deliver(ex, std::move(h), to_error_code(failure), status);
@@ -70,18 +67,16 @@ auto async_finish(claim_service& service, const idempotency_claim& claim, std::s
 }  // namespace detail
 
 /// Claims `key` for `claim_for`; completes with `void(error_code, claim_result)` (claimed,
-/// already_done or in_progress as idempotency_store::claim; a bad key or claim_for is
-/// errc::invalid_argument, before any backend call).
+/// already_done or in_progress as idempotency_store::claim). A bad key or claim_for throws
+/// configuration_error naming it from this call, before anything starts (an error code could
+/// not name it).
 template <typename Token>
 auto async_claim(claim_service& service, const std::string& key, std::chrono::milliseconds claim_for,
                  std::optional<std::int64_t> fencing_token, Token&& token) {
+    if (auto bad = detail::check_claim_arguments(key, claim_for)) std::rethrow_exception(bad);
     auto initiation = [&service](auto handler, const std::string& key, std::chrono::milliseconds claim_for,
                                  std::optional<std::int64_t> fencing_token) {
         auto ex = detail::completion_executor(handler, service.get_executor());
-        if (auto bad = detail::check_claim_arguments(key, claim_for)) {
-            detail::deliver_later(ex, std::move(handler), to_error_code(bad), claim_result{});
-            return;
-        }
         service.start_claim(key, claim_for, fencing_token,
                             [ex, h = std::move(handler)](std::exception_ptr failure, claim_result result) mutable {
                                 detail::deliver(ex, std::move(h), to_error_code(failure), std::move(result));
@@ -91,7 +86,8 @@ auto async_claim(claim_service& service, const std::string& key, std::chrono::mi
                                                                               claim_for, fencing_token);
 }
 
-/// Marks the claim done with `result`; completes with `void(error_code, finish_status)`.
+/// Marks the claim done with `result`; completes with `void(error_code, finish_status)`. A bad
+/// key or an oversized result throws configuration_error from this call.
 template <typename Token>
 auto async_complete(claim_service& service, const idempotency_claim& claim, const std::string& result, Token&& token) {
     return detail::async_finish(service, claim, std::string(claim_state::done), result, std::forward<Token>(token));

@@ -10,6 +10,7 @@
 #include <boost/asio/async_result.hpp>
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -28,13 +29,18 @@ namespace shedlock::asio {
 class [[nodiscard]] lock_handle {
 public:
     lock_handle(lock_service& service, lease held)
-        : service_(&service), executor_(service.get_executor()), lease_(std::move(held)) {}
+        : service_(&service), keep_(service.weak_from_this().lock()), executor_(service.get_executor()),
+          lease_(std::move(held)) {}
     lock_handle(lock_handle&& other) noexcept
-        : service_(std::exchange(other.service_, nullptr)), executor_(other.executor_), lease_(std::move(other.lease_)) {}
+        : service_(std::exchange(other.service_, nullptr)),
+          keep_(std::move(other.keep_)),
+          executor_(other.executor_),
+          lease_(std::move(other.lease_)) {}
     lock_handle& operator=(lock_handle&& other) noexcept {
         if (this != &other) {
             release_in_background();
             service_ = std::exchange(other.service_, nullptr);
+            keep_ = std::move(other.keep_);
             executor_ = other.executor_;
             lease_ = std::move(other.lease_);
         }
@@ -54,6 +60,8 @@ public:
     /// `void(error_code, std::optional<lock_handle>)`: the new handle, empty when the lock expired
     /// or was taken over. On a backend failure the optional holds THIS lease again, still active,
     /// so it can still be unlocked (or extended once more).
+    /// A bad duration (at_most <= 0, minimum_hold < 0 or > at_most) throws configuration_error
+    /// naming the values from this call, before anything starts; the handle stays as it was.
     template <typename Token>
     auto async_extend(std::chrono::milliseconds at_most, std::chrono::milliseconds minimum_hold, Token&& token);
     template <typename Token>
@@ -73,6 +81,8 @@ private:
     void release_in_background() noexcept;
 
     lock_service* service_;
+    /// The service, when a shared_ptr owns it: a handle keeps it alive (lock_service.hpp).
+    std::shared_ptr<lock_service> keep_;
     /// The service's executor, kept once inactive: a second call completes there too (as the
     /// first did), never on a thread of its own.
     lock_service::executor_type executor_;
@@ -84,7 +94,8 @@ inline void lock_handle::release_in_background() noexcept {
     lock_service* service = std::exchange(service_, nullptr);
     try {
         std::string name = lease_.name;
-        service->start_unlock(std::move(lease_), [service, name = std::move(name)](std::exception_ptr failure) {
+        service->start_unlock(std::move(lease_), [service, keep = std::move(keep_), name = std::move(name)](
+                                                     std::exception_ptr failure) {
             if (!failure) return;
             try {
                 std::rethrow_exception(failure);
@@ -108,7 +119,8 @@ auto lock_handle::async_unlock(Token&& token) {
             return;
         }
         auto ex = detail::completion_executor(handler, service->get_executor());
-        service->start_unlock(std::move(lease_), [ex, h = std::move(handler)](std::exception_ptr failure) mutable {
+        service->start_unlock(std::move(lease_), [ex, keep = std::move(keep_), h = std::move(handler)](
+                                                     std::exception_ptr failure) mutable {
             detail::deliver(ex, std::move(h), to_error_code(failure));
         });
     };
@@ -118,6 +130,8 @@ auto lock_handle::async_unlock(Token&& token) {
 template <typename Token>
 auto lock_handle::async_extend(std::chrono::milliseconds at_most, std::chrono::milliseconds minimum_hold,
                                Token&& token) {
+    // The error code alone could not name the values: a bad duration is the caller's to fix.
+    validate_lock_durations("extend of lock \"" + lease_.name + "\"", at_most, minimum_hold);
     auto initiation = [this, at_most, minimum_hold](auto handler) {
         lock_service* service = std::exchange(service_, nullptr);
         if (!service) {
@@ -126,16 +140,10 @@ auto lock_handle::async_extend(std::chrono::milliseconds at_most, std::chrono::m
             return;
         }
         auto ex = detail::completion_executor(handler, service->get_executor());
-        try {
-            validate_lock_durations("extend of lock \"" + lease_.name + "\"", at_most, minimum_hold);
-        } catch (const std::exception&) {
-            detail::deliver_later(ex, std::move(handler), make_error_code(errc::invalid_argument),
-                                  std::optional<lock_handle>{lock_handle(*service, std::move(lease_))});
-            return;
-        }
         auto before = lease_;
         service->start_extend(std::move(lease_), at_most, minimum_hold,
-                              [service, ex, before = std::move(before), at_most, minimum_hold, h = std::move(handler)](
+                              [service, keep = std::move(keep_), ex, before = std::move(before), at_most, minimum_hold,
+                               h = std::move(handler)](
                                   std::exception_ptr failure, std::optional<struct lease> extended) mutable {
                                   std::optional<lock_handle> next;
                                   if (failure) {

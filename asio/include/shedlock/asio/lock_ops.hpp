@@ -27,8 +27,8 @@ auto async_try_lock(lock_service& service, const lock_configuration& config, Tok
     auto initiation = [&service](auto handler, const lock_configuration& config) {
         auto ex = detail::completion_executor(handler, service.get_executor());
         service.start_try_lock(config, make_owner_token(),
-                               [&service, ex, config, h = std::move(handler)](std::exception_ptr failure,
-                                                                              std::optional<lease> granted) mutable {
+                               [&service, keep = service.weak_from_this().lock(), ex, config,
+                                h = std::move(handler)](std::exception_ptr failure, std::optional<lease> granted) mutable {
                                    std::optional<lock_handle> handle;
                                    if (granted) {
                                        stamp_acquired(*granted, config, service.clock());

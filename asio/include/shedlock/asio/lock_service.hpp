@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -34,10 +35,12 @@ using void_completion = detail::unique_function<void(std::exception_ptr)>;
 /// Completion: a start_* call never completes inside the call; it calls `done` exactly once,
 /// later, on a thread of the service (its executor, or its pool). `done` must not block.
 ///
-/// Lifetime: the service must outlive every operation in flight and every handle it granted.
+/// Lifetime: a service owned by a shared_ptr (every service async_session hands out) is kept
+/// alive by its operations in flight and by the handles it granted, so it may be let go first. A
+/// service owned otherwise must outlive them.
 ///
 /// Thread safety: start_* may be called concurrently from any thread.
-class lock_service {
+class lock_service : public std::enable_shared_from_this<lock_service> {
 public:
     using executor_type = boost::asio::any_io_executor;
 

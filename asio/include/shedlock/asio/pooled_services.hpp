@@ -21,17 +21,22 @@ namespace shedlock::asio {
 class blocking_pool {
 public:
     explicit blocking_pool(std::size_t threads);
-    /// Waits for the calls in flight (they end within the backend's own timeouts).
+    /// Waits for the calls in flight (they end within the backend's own timeouts). On one of its
+    /// own threads (the last user let go inside a pooled call) it cannot: the threads are then
+    /// joined by a thread of their own once they are done.
     ~blocking_pool();
     blocking_pool(const blocking_pool&) = delete;
     blocking_pool& operator=(const blocking_pool&) = delete;
 
-    boost::asio::thread_pool& pool() noexcept { return pool_; }
+    /// Runs `call` on one of the threads.
+    void post(detail::unique_function<void()> call);
+    /// The threads, for work posted directly (the asio scheduler's blocking bodies and records).
+    boost::asio::thread_pool& pool() noexcept { return *pool_; }
     std::size_t threads() const noexcept { return threads_; }
 
 private:
     std::size_t threads_;
-    boost::asio::thread_pool pool_;
+    std::unique_ptr<boost::asio::thread_pool> pool_;
 };
 
 /// A lock_provider as a lock_service: start_* runs the provider's operation on the pool.
