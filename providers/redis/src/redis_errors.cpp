@@ -27,6 +27,11 @@ std::string permission_advice(const std::string& what) {
            "to the keys under the prefix (e.g. +@scripting +@read +@write ~<prefix>:*; %R~ gives reads only)";
 }
 
+/// "ERR max number of clients reached": the server turned the connection away before any command.
+bool refused_for_clients(std::string_view text) {
+    return text.find("max number of clients reached") != std::string_view::npos;
+}
+
 std::string advice(std::string_view text, const std::string& what) {
     if (has_code(text, "WRONGTYPE"))
         return "a key under the lock prefix holds a non-string value, so it is not a shedlock key; "
@@ -44,6 +49,8 @@ std::string advice(std::string_view text, const std::string& what) {
     if (has_code(text, "LOADING")) return "Redis is loading its data set; retry shortly";
     if (has_code(text, "MASTERDOWN")) return "the replica lost its primary; retry when replication is back";
     if (has_code(text, "BUSY")) return "a long-running script blocks Redis; retry later or SCRIPT KILL it";
+    if (refused_for_clients(text))
+        return "the server has reached maxclients; raise maxclients or lower pool_size of the clients";
     if (text.find("without any password configured") != std::string_view::npos)
         return "the server has no password for this user; remove the password from the URI";
     if (text.find("DB index is out of range") != std::string_view::npos)
@@ -57,6 +64,8 @@ storage_category classify_reply_error(std::string_view text) {
     if (has_code(text, "WRONGTYPE")) return storage_category::invalid_data;
     for (auto code : {"OOM", "READONLY", "LOADING", "MASTERDOWN"})
         if (has_code(text, code)) return storage_category::unavailable;
+    // The server refused the connection itself (it runs nothing for it): safe to retry.
+    if (refused_for_clients(text)) return storage_category::unavailable;
     for (auto code : {"NOAUTH", "WRONGPASS", "NOPERM"})
         if (has_code(text, code)) return storage_category::access_denied;
     if (text.find("without any password configured") != std::string_view::npos) return storage_category::access_denied;

@@ -233,11 +233,10 @@ TEST_CASE("redis async adversary: a reply to a command never sent does not abort
     }
 }
 
-// OPEN (redis_errors.cpp, shared with the blocking provider): classify_reply_error files "ERR max
-// number of clients reached" under other/permanent (backend_error), though the server ran nothing.
-// [!shouldfail] until that is fixed; then drop the tag.
+// redis_errors.cpp (shared with the blocking provider) files "ERR max number of clients reached"
+// as unavailable and safe: the server ran nothing (it was other/permanent before).
 TEST_CASE("redis async adversary: max clients reached is a refusal safe to retry",
-          "[redis][async][adversarial][!shouldfail]") {
+          "[redis][async][adversarial]") {
     // What redis-server does to one connection too many: an error reply at once, then close.
     shedlock::test::fake_server full([](int fd) {
         shedlock::test::write_all(fd, "-ERR max number of clients reached\r\n");
