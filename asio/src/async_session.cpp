@@ -24,7 +24,7 @@ const async_registration* async_registry::find(const std::string& name) const {
 async_session::async_session(std::unique_ptr<backend_session> blocking, const async_registration* driver,
                              provider_uri uri, lock_service::executor_type executor, const async_open_request& request)
     : blocking_(std::move(blocking)),
-      driver_(request.prefer_pool ? nullptr : driver),
+      driver_(request.prefer_pool || !driver ? std::nullopt : std::optional<async_registration>(*driver)),
       uri_(std::move(uri)),
       executor_(std::move(executor)),
       request_(request) {}

@@ -108,3 +108,22 @@ TEST_CASE("blocking_lock_provider drives an asynchronous service to completion f
     scripted.fail_with = shedlock::retry_advice::safe;
     CHECK_THROWS_AS(provider.try_lock(shedlock::lock_configuration("other", 10s)), shedlock::storage_error);
 }
+
+TEST_CASE("a session keeps its own copy of the driver registration when the registry it came from is gone") {
+    shedlock::register_all_async_drivers();
+    net::io_context io;
+    std::unique_ptr<shedlock::asio::async_session> session;
+    {
+        shedlock::asio::async_registry local;  // an application's own registry, gone before the session is used
+        local.add({"memory",
+                   [](const shedlock::provider_uri&, shedlock::backend_session&,
+                      shedlock::asio::lock_service::executor_type ex) -> std::unique_ptr<shedlock::asio::lock_service> {
+                       return std::make_unique<shedlock::test::scripted_lock_service>(std::move(ex));
+                   },
+                   {}});
+        session = shedlock::asio::open_async_backend("memory:", io.get_executor(), {},
+                                                     shedlock::provider_registry::global(), local);
+    }
+    REQUIRE(session->native_locks());
+    CHECK(session->locks().describe() == "scripted");
+}

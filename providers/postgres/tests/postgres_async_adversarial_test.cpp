@@ -119,33 +119,33 @@ int against(const std::string& reply, bool hang_up = false) {
 
 TEST_CASE("postgres async adversarial: a command tag whose row count exceeds int64 fails the statement and run() does "
           "not throw",
-          "[postgres][async][adversarial]") {
+          "[postgres][async][adversarial][forked]") {
     namespace t = pg_async_adversarial_test;
     const auto reply = t::message('C', std::string("UPDATE 99999999999999999999999") + '\0') + t::message('Z', "I");
     CHECK(t::against(reply) == static_cast<int>(t::verdict::storage_error));
 }
 
 TEST_CASE("postgres async adversarial: a COPY IN answer fails the statement instead of spinning the executor",
-          "[postgres][async][adversarial]") {
+          "[postgres][async][adversarial][forked]") {
     namespace t = pg_async_adversarial_test;
     // CopyInResponse: text format, no columns.
     CHECK(t::against(t::message('G', std::string(3, '\0'))) == static_cast<int>(t::verdict::storage_error));
 }
 
 TEST_CASE("postgres async adversarial: a COPY OUT answer fails the statement instead of spinning the executor",
-          "[postgres][async][adversarial]") {
+          "[postgres][async][adversarial][forked]") {
     namespace t = pg_async_adversarial_test;
     CHECK(t::against(t::message('H', std::string(3, '\0'))) == static_cast<int>(t::verdict::storage_error));
 }
 
-TEST_CASE("postgres async adversarial: garbage bytes as the answer fail the statement", "[postgres][async][adversarial]") {
+TEST_CASE("postgres async adversarial: garbage bytes as the answer fail the statement", "[postgres][async][adversarial][forked]") {
     namespace t = pg_async_adversarial_test;
-    CHECK(t::against(std::string("\x01\x02garbage that is no protocol message at all\xff", 48)) ==
+    CHECK(t::against(std::string("\x01\x02garbage that is no protocol message at all\xff")) ==
           static_cast<int>(t::verdict::storage_error));
 }
 
 TEST_CASE("postgres async adversarial: a truncated message then a close fails the statement",
-          "[postgres][async][adversarial]") {
+          "[postgres][async][adversarial][forked]") {
     namespace t = pg_async_adversarial_test;
     // A RowDescription announcing 100 bytes, of which 3 arrive; play() then waits, so the
     // client's deadline (statement_timeout + connect_timeout) ends it.
@@ -153,7 +153,7 @@ TEST_CASE("postgres async adversarial: a truncated message then a close fails th
 }
 
 TEST_CASE("postgres async adversarial: a close in the middle of a row fails the statement",
-          "[postgres][async][adversarial]") {
+          "[postgres][async][adversarial][forked]") {
     namespace t = pg_async_adversarial_test;
     // RowDescription of one text column, then a DataRow announcing 100 bytes of which 4 arrive.
     const auto description = t::message('T', std::string("\0\x01x\0\0\0\0\0\0\0\0\0\0\x19\xff\xff\xff\xff\xff\xff\0\0", 22));
@@ -162,13 +162,13 @@ TEST_CASE("postgres async adversarial: a close in the middle of a row fails the 
 }
 
 TEST_CASE("postgres async adversarial: an answer that never comes fails at the client deadline",
-          "[postgres][async][adversarial]") {
+          "[postgres][async][adversarial][forked]") {
     namespace t = pg_async_adversarial_test;
     CHECK(t::against("") == static_cast<int>(t::verdict::storage_error));
 }
 
 TEST_CASE("postgres async adversarial: garbage as the answer to the startup packet fails the connect",
-          "[postgres][async][adversarial]") {
+          "[postgres][async][adversarial][forked]") {
     namespace t = pg_async_adversarial_test;
     CHECK(t::handshake_against(std::string("HTTP/1.1 400 Bad Request\r\n\r\n"), true) ==
           static_cast<int>(t::verdict::storage_error));
@@ -176,7 +176,7 @@ TEST_CASE("postgres async adversarial: garbage as the answer to the startup pack
           static_cast<int>(t::verdict::storage_error));
 }
 
-TEST_CASE("postgres async adversarial: a startup answer cut off fails the connect", "[postgres][async][adversarial]") {
+TEST_CASE("postgres async adversarial: a startup answer cut off fails the connect", "[postgres][async][adversarial][forked]") {
     namespace t = pg_async_adversarial_test;
     // AuthenticationOk announced with 8 bytes, 2 sent; then a close, or nothing until connect_timeout.
     CHECK(t::handshake_against(std::string("R\0\0\0\x08\0", 6), true) == static_cast<int>(t::verdict::storage_error));
@@ -184,7 +184,7 @@ TEST_CASE("postgres async adversarial: a startup answer cut off fails the connec
 }
 
 TEST_CASE("postgres async adversarial: a server that asks for the password and refuses it does not show it",
-          "[postgres][async][adversarial]") {
+          "[postgres][async][adversarial][forked]") {
     namespace t = pg_async_adversarial_test;
     // AuthenticationCleartextPassword, then (after libpq sent it) a FATAL 28P01.
     const auto refusal = t::message('E', std::string("SFATAL\0C28P01\0Mpassword authentication failed\0\0", 47));

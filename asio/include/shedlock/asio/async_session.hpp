@@ -11,6 +11,7 @@
 #include <shedlock/provider_uri.hpp>
 
 #include <functional>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -76,7 +77,8 @@ private:
     std::shared_ptr<blocking_pool> pool();
 
     std::unique_ptr<backend_session> blocking_;
-    const async_registration* driver_;
+    /// A copy: the registry it came from may be gone (a local one) before the session.
+    std::optional<async_registration> driver_;
     provider_uri uri_;
     lock_service::executor_type executor_;
     async_open_request request_;
