@@ -530,7 +530,7 @@ TEST_CASE("mysql async adversarial: 64 calls on a SIGSTOPped server all fail wit
 
 // ---- no descriptors left ----
 
-TEST_CASE("mysql async adversarial: connects without descriptors left fail clearly and leak none") {
+TEST_CASE("mysql async adversarial: connects without descriptors left fail clearly and leak none", "[forked]") {
     const pid_t child = ::fork();
     REQUIRE(child >= 0);
     if (child == 0) {

@@ -25,7 +25,10 @@ providers::redis_options redis_test_options(const char* variable) {
 
 raw_redis::raw_redis(const providers::redis_options& options)
     : context_(redisConnect(options.host.c_str(), options.port)) {
-    if (context_ == nullptr || context_->err != 0) throw std::runtime_error("raw_redis: cannot connect to the test server");
+    if (context_ == nullptr || context_->err != 0) {
+        redisFree(context_);  // the destructor does not run for a constructor that throws
+        throw std::runtime_error("raw_redis: cannot connect to the test server");
+    }
     if (options.password) {
         if (options.user.empty()) text({"AUTH", *options.password});
         else text({"AUTH", options.user, *options.password});
