@@ -1,3 +1,4 @@
+#include <shedlock/detail/claim_checks.hpp>
 #include <shedlock/duration.hpp>
 #include <shedlock/error.hpp>
 #include <shedlock/idempotency_store.hpp>
@@ -74,6 +75,23 @@ void validate_claim_key(std::string_view key, std::string_view what) {
     refuse_blank(key, what);
 }
 
+namespace detail {
+
+void validate_claim(std::string_view key, std::chrono::milliseconds claim_for) {
+    validate_claim_key(key);
+    if (claim_for.count() <= 0)
+        throw configuration_error("claim_for " + format_duration(claim_for) + " of idempotency key \"" +
+                                  shown_claim_value(key) +
+                                  "\" must be positive; give the longest the work may take, e.g. PT10M");
+}
+
+void validate_completion(std::string_view key, const std::string& result) {
+    validate_claim_key(key);
+    validate_result(result, "result of \"" + shown_claim_value(key) + "\"");
+}
+
+}  // namespace detail
+
 const char* to_string(claim_status status) noexcept {
     switch (status) {
         case claim_status::claimed: return "claimed";
@@ -87,11 +105,7 @@ idempotency_store::idempotency_store(const shedlock::clock& clock) : clock_(cloc
 
 claim_result idempotency_store::claim(const std::string& key, std::chrono::milliseconds claim_for,
                                       std::optional<std::int64_t> fencing_token) {
-    validate_claim_key(key);
-    if (claim_for.count() <= 0)
-        throw configuration_error("claim_for " + format_duration(claim_for) + " of idempotency key \"" +
-                                  shown_claim_value(key) +
-                                  "\" must be positive; give the longest the work may take, e.g. PT10M");
+    detail::validate_claim(key, claim_for);
     const std::string owner = make_owner_token();
     try {
         return do_claim(key, claim_for, fencing_token, owner);
@@ -118,8 +132,7 @@ std::string idempotency_store::release_unanswered_claim(const std::string& key, 
 }
 
 finish_status idempotency_store::complete(const idempotency_claim& claim, const std::string& result) {
-    validate_claim_key(claim.key);
-    validate_result(result, "result of \"" + shown_claim_value(claim.key) + "\"");
+    detail::validate_completion(claim.key, result);
     return finish(claim, claim_state::done, result);
 }
 

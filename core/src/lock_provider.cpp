@@ -1,3 +1,4 @@
+#include <shedlock/detail/release_failure.hpp>
 #include <shedlock/error.hpp>
 #include <shedlock/lease_timing.hpp>
 #include <shedlock/lock_provider.hpp>
@@ -26,9 +27,15 @@ std::chrono::milliseconds lock_provider::remaining_minimum_hold(const lease& hel
 void lock_provider::set_error_handler(lock_error_handler handler) { error_handler_ = std::move(handler); }
 
 void lock_provider::report_error(const std::string& name, const std::exception& e) noexcept {
+    detail::report_release_failure(error_handler_, name, e);
+}
+
+namespace detail {
+
+void report_release_failure(const lock_error_handler& handler, const std::string& name, const std::exception& e) noexcept {
     try {
-        if (error_handler_) {
-            error_handler_(name, e);
+        if (handler) {
+            handler(name, e);
             return;
         }
         std::cerr << "shedlock: releasing lock \"" << name << "\" failed: " << e.what()
@@ -37,5 +44,7 @@ void lock_provider::report_error(const std::string& name, const std::exception& 
         // An error handler that throws must not escape a destructor.
     }
 }
+
+}  // namespace detail
 
 }  // namespace shedlock
