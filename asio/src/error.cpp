@@ -35,8 +35,9 @@ errc code_of_advice(retry_advice advice) noexcept {
 }  // namespace
 
 const boost::system::error_category& error_category() noexcept {
-    static const category instance;
-    return instance;
+    // Never destroyed: completions of releases still running during exit map their errors here.
+    static const category* const instance = new category;
+    return *instance;
 }
 
 error_code to_error_code(const std::exception_ptr& failure) noexcept {

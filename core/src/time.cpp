@@ -14,8 +14,11 @@ timestamp system_clock::now() const { return floor<milliseconds>(std::chrono::sy
 void clock::sleep_for(milliseconds d) const { std::this_thread::sleep_for(d); }
 
 const system_clock& system_clock::instance() {
-    static const system_clock clock;
-    return clock;
+    // Never destroyed: a lock_handle destroyed just before exit releases on a pool thread that may
+    // still run during static destruction, and every provider defaults to this clock
+    // (tests/asio_exit/release_at_exit.cpp).
+    static const system_clock* const clock = new system_clock;
+    return *clock;
 }
 
 namespace {

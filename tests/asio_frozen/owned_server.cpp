@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -71,6 +72,27 @@ std::vector<pid_t> process_tree(pid_t root) {
     return tree;
 }
 
+/// True when every thread of `pid` is stopped (or the process is gone). kill(SIGSTOP) returns
+/// before the group stop reaches every thread: on a loaded machine a connection thread of a
+/// multi-threaded server (mariadbd) could still answer a statement sent right after it.
+bool all_threads_stopped(pid_t pid) {
+    const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+    DIR* dir = ::opendir(tasks.c_str());
+    if (!dir) return true;
+    bool stopped = true;
+    while (const dirent* entry = ::readdir(dir)) {
+        if (entry->d_name[0] == '.') continue;
+        std::ifstream in(tasks + "/" + entry->d_name + "/stat");
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const auto close = text.rfind(')');
+        char state = 0;
+        if (close != std::string::npos) std::sscanf(text.c_str() + close + 1, " %c", &state);
+        if (state != 0 && state != 'T' && state != 't' && state != 'Z' && state != 'X') stopped = false;
+    }
+    ::closedir(dir);
+    return stopped;
+}
+
 }  // namespace
 
 int free_loopback_port() {
@@ -123,8 +145,17 @@ const std::string& owned_server::env(const std::string& name) const {
 }
 
 void owned_server::freeze() {
-    for (pid_t pid : process_tree(pid_)) ::kill(pid, SIGSTOP);
+    const auto tree = process_tree(pid_);
+    for (pid_t pid : tree) ::kill(pid, SIGSTOP);
     frozen_ = true;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (pid_t pid : tree)
+        while (!all_threads_stopped(pid)) {
+            if (std::chrono::steady_clock::now() > deadline)
+                throw std::runtime_error("owned_server: process " + std::to_string(pid) + " of the " + provider_ +
+                                         " server did not stop within 10 s of SIGSTOP");
+            ::usleep(1000);
+        }
 }
 
 void owned_server::thaw() {

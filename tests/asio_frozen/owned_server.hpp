@@ -27,7 +27,8 @@ public:
     /// A value the script exported (SHEDLOCK_TEST_REDIS_URI ...); throws naming it when absent.
     const std::string& env(const std::string& name) const;
     /// SIGSTOP to the server and every process it forked (PostgreSQL's backends): it stops
-    /// answering, while the kernel still accepts connections and acknowledges TCP.
+    /// answering, while the kernel still accepts connections and acknowledges TCP. Returns once
+    /// every thread of those processes is stopped (throws when one is not within 10 s).
     void freeze();
     /// SIGCONT to the same processes.
     void thaw();
