@@ -29,7 +29,7 @@ public:
     void start_unlock(lease held, asio::void_completion done) override {
         auto result = std::make_shared<std::promise<std::exception_ptr>>();
         auto answer = result->get_future();
-        inner_.start_unlock(std::move(held), [result](std::exception_ptr failure) { result->set_value(failure); });
+        inner_.start_unlock(std::move(held), [result](std::exception_ptr failure) { result->set_value(std::move(failure)); });
         boost::asio::post(get_executor(), [done = std::move(done), failure = answer.get()]() mutable { done(failure); });
     }
     void start_extend(lease held, std::chrono::milliseconds at_most, std::chrono::milliseconds minimum_hold,
@@ -47,7 +47,7 @@ private:
         auto result = std::make_shared<std::promise<answer_type>>();
         auto answer = result->get_future();
         start([result](std::exception_ptr failure, std::optional<lease> value) {
-            result->set_value({failure, std::move(value)});
+            result->set_value({std::move(failure), std::move(value)});
         });
         boost::asio::post(get_executor(), [done = std::move(done), a = answer.get()]() mutable {
             done(a.first, std::move(a.second));
