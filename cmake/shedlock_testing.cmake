@@ -112,9 +112,7 @@ function(shedlock_conformance_test name)
     set(interface_labels conformance ${ARG_LABELS} async)
     if(interface STREQUAL "callbacks")
       set(exclude EXCLUDE_TAGS model)
-      # Label `callbacks`: the sanitizer passes leave these out (scripts/test.sh). The driver
-      # code under them is the awaitable run's; only the completion token differs, and
-      # asio_api_test drives callbacks under the sanitizers.
+      # Label `callbacks`: `ctest -L callbacks` (or -LE) selects these runs alone.
       list(APPEND interface_labels callbacks)
     endif()
     shedlock_test(${target} PREFIX "${target}_${interface}: " LABELS "${interface_labels}"

@@ -58,10 +58,8 @@ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHEDLOCK
 #   files, installs them, uses them and purges them; it skips when not root);
 # - address,undefined and thread: every program with threads or processes, providers on the real
 #   servers included, but not the tests that restart servers, drive the CLI, inject chaos or install.
-#   Nor the conformance runs through callbacks (label callbacks): the awaitable runs go through the
-#   same driver code, and asio_api_test drives callback tokens under the sanitizers.
 select=()
-[ -n "$sanitize" ] && select=(-LE "serial|e2e|example|install|chaos|callbacks")
+[ -n "$sanitize" ] && select=(-LE "serial|e2e|example|install|chaos")
 # The model-based tests take 10,000 random steps per provider in the plain pass; under a
 # sanitizer (5-10x slower) 3,000 more steps with other seeds look for memory and thread errors.
 [ -n "$sanitize" ] && export SHEDLOCK_MODEL_STEPS="${SHEDLOCK_MODEL_STEPS:-3000}"
