@@ -46,14 +46,17 @@ struct process_stat {
     pid_t parent = -1;
 };
 
-process_stat stat_of(pid_t pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+/// The state and parent in a /proc stat file (of a process, or of one thread under task/).
+process_stat stat_at(const std::string& path) {
+    std::ifstream in(path);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     process_stat result;
     const auto close = text.rfind(')');  // the command name may hold spaces
     if (close != std::string::npos) std::sscanf(text.c_str() + close + 1, " %c %d", &result.state, &result.parent);
     return result;
 }
+
+process_stat stat_of(pid_t pid) { return stat_at("/proc/" + std::to_string(pid) + "/stat"); }
 
 pid_t parent_of(pid_t pid) { return stat_of(pid).parent; }
 
@@ -82,11 +85,7 @@ bool all_threads_stopped(pid_t pid) {
     bool stopped = true;
     while (const dirent* entry = ::readdir(dir)) {
         if (entry->d_name[0] == '.') continue;
-        std::ifstream in(tasks + "/" + entry->d_name + "/stat");
-        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        const auto close = text.rfind(')');
-        char state = 0;
-        if (close != std::string::npos) std::sscanf(text.c_str() + close + 1, " %c", &state);
+        const char state = stat_at(tasks + "/" + entry->d_name + "/stat").state;
         if (state != 0 && state != 'T' && state != 't' && state != 'Z' && state != 'X') stopped = false;
     }
     ::closedir(dir);
