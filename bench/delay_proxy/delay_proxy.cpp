@@ -12,6 +12,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <charconv>
 #include <cstdio>
@@ -29,14 +30,28 @@ long long parse_bound(std::string_view what, std::string_view text, long long mi
     return value;
 }
 
-void accept_next(boost::asio::ip::tcp::acceptor& acceptor, boost::asio::ip::tcp::endpoint upstream,
-                 std::chrono::microseconds delay) {
-    acceptor.async_accept([&acceptor, upstream, delay](boost::system::error_code ec, boost::asio::ip::tcp::socket client) {
-        if (ec == boost::asio::error::operation_aborted) return;
-        if (!ec) shedlock::bench::start_delay_relay(std::move(client), upstream, delay);
-        accept_next(acceptor, upstream, delay);
-    });
-}
+/// Accepts connections until the io_context stops. A failed accept (out of descriptors: EMFILE)
+/// is tried again 100 ms later, not at once: at once it would spin a core until one is free.
+struct accept_loop {
+    boost::asio::ip::tcp::acceptor& acceptor;
+    boost::asio::ip::tcp::endpoint upstream;
+    std::chrono::microseconds delay;
+    boost::asio::steady_timer pause{acceptor.get_executor()};
+
+    void next() {
+        acceptor.async_accept([this](boost::system::error_code ec, boost::asio::ip::tcp::socket client) {
+            if (ec == boost::asio::error::operation_aborted) return;
+            if (!ec) {
+                shedlock::bench::start_delay_relay(std::move(client), upstream, delay);
+                return next();
+            }
+            pause.expires_after(std::chrono::milliseconds(100));
+            pause.async_wait([this](boost::system::error_code e) {
+                if (!e) next();
+            });
+        });
+    }
+};
 
 }  // namespace
 
@@ -50,9 +65,21 @@ int main(int argc, char** argv) {
         const auto listen = static_cast<unsigned short>(parse_bound("listen port", argv[1], 0, 65535));
         const auto upstream = static_cast<unsigned short>(parse_bound("upstream port", argv[2], 1, 65535));
         const auto delay = std::chrono::microseconds(parse_bound("delay", argv[3], 0, 10'000'000));
+        if (listen == upstream)
+            throw std::invalid_argument("listen port " + std::to_string(listen) +
+                                        " is the upstream port: the proxy would relay to itself; give two ports");
         boost::asio::io_context io;
-        ip::tcp::acceptor acceptor(io, ip::tcp::endpoint(ip::make_address_v4("127.0.0.1"), listen));
-        accept_next(acceptor, ip::tcp::endpoint(ip::make_address_v4("127.0.0.1"), upstream), delay);
+        ip::tcp::acceptor acceptor(io);
+        const ip::tcp::endpoint local(ip::make_address_v4("127.0.0.1"), listen);
+        boost::system::error_code ec;
+        acceptor.open(local.protocol());
+        acceptor.set_option(ip::tcp::acceptor::reuse_address(true));
+        if (acceptor.bind(local, ec); ec)
+            throw std::invalid_argument("cannot listen on 127.0.0.1:" + std::to_string(listen) + ": " + ec.message() +
+                                        "; give a free port (0: any)");
+        acceptor.listen();
+        accept_loop loop{acceptor, ip::tcp::endpoint(ip::make_address_v4("127.0.0.1"), upstream), delay};
+        loop.next();
         boost::asio::signal_set stop(io, SIGINT, SIGTERM);
         stop.async_wait([&](const boost::system::error_code&, int) { io.stop(); });
         std::printf("delay_proxy ready on 127.0.0.1:%u\n", acceptor.local_endpoint().port());
