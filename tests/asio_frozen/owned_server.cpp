@@ -1,14 +1,14 @@
 #include "owned_server.hpp"
 
+#include "process_freeze.hpp"
+
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -40,57 +40,6 @@ bool run(const std::string& line, std::string& output) {
     char buffer[4096];
     while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
     return ::pclose(pipe) == 0;
-}
-
-struct process_stat {
-    char state = 0;  ///< 'T': stopped
-    pid_t parent = -1;
-};
-
-/// The state and parent in a /proc stat file (of a process, or of one thread under task/).
-process_stat stat_at(const std::string& path) {
-    std::ifstream in(path);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    process_stat result;
-    const auto close = text.rfind(')');  // the command name may hold spaces
-    if (close != std::string::npos) std::sscanf(text.c_str() + close + 1, " %c %d", &result.state, &result.parent);
-    return result;
-}
-
-process_stat stat_of(pid_t pid) { return stat_at("/proc/" + std::to_string(pid) + "/stat"); }
-
-pid_t parent_of(pid_t pid) { return stat_of(pid).parent; }
-
-/// `root` and every process below it.
-std::vector<pid_t> process_tree(pid_t root) {
-    std::vector<pid_t> all;
-    if (DIR* proc = ::opendir("/proc")) {
-        while (const dirent* entry = ::readdir(proc))
-            if (const int pid = std::atoi(entry->d_name); pid > 0) all.push_back(pid);
-        ::closedir(proc);
-    }
-    std::vector<pid_t> tree{root};
-    for (std::size_t i = 0; i < tree.size(); ++i)
-        for (pid_t pid : all)
-            if (parent_of(pid) == tree[i]) tree.push_back(pid);
-    return tree;
-}
-
-/// True when every thread of `pid` is stopped (or the process is gone). kill(SIGSTOP) returns
-/// before the group stop reaches every thread: on a loaded machine a connection thread of a
-/// multi-threaded server (mariadbd) could still answer a statement sent right after it.
-bool all_threads_stopped(pid_t pid) {
-    const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
-    DIR* dir = ::opendir(tasks.c_str());
-    if (!dir) return true;
-    bool stopped = true;
-    while (const dirent* entry = ::readdir(dir)) {
-        if (entry->d_name[0] == '.') continue;
-        const char state = stat_at(tasks + "/" + entry->d_name + "/stat").state;
-        if (state != 0 && state != 'T' && state != 't' && state != 'Z' && state != 'X') stopped = false;
-    }
-    ::closedir(dir);
-    return stopped;
 }
 
 }  // namespace
@@ -145,24 +94,20 @@ const std::string& owned_server::env(const std::string& name) const {
 }
 
 void owned_server::freeze() {
-    const auto tree = process_tree(pid_);
-    for (pid_t pid : tree) ::kill(pid, SIGSTOP);
     frozen_ = true;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    for (pid_t pid : tree)
-        while (!all_threads_stopped(pid)) {
-            if (std::chrono::steady_clock::now() > deadline)
-                throw std::runtime_error("owned_server: process " + std::to_string(pid) + " of the " + provider_ +
-                                         " server did not stop within 10 s of SIGSTOP");
-            ::usleep(1000);
-        }
+    try {
+        stop_processes(process_tree(pid_));
+    } catch (const std::runtime_error& e) {
+        throw std::runtime_error("owned_server: the " + provider_ + " server: " + e.what());
+    }
 }
 
 void owned_server::thaw() {
-    for (pid_t pid : process_tree(pid_)) ::kill(pid, SIGCONT);
+    continue_processes(process_tree(pid_));
     // As root PostgreSQL runs under `runuser`, which stops itself when its child stops (su's job
     // control) and would otherwise stay stopped, unable to reap the server when it exits.
-    if (const pid_t launcher = parent_of(pid_); launcher > 1 && stat_of(launcher).state == 'T') ::kill(launcher, SIGCONT);
+    if (const pid_t launcher = parent_process(pid_); launcher > 1 && process_is_stopped(launcher))
+        ::kill(launcher, SIGCONT);
     frozen_ = false;
 }
 

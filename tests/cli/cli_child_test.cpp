@@ -5,6 +5,7 @@
 #include "cli_process.hpp"
 #include "cli_terminal.hpp"
 
+#include "process_freeze.hpp"
 #include "test_env.hpp"
 
 #include <catch2/catch.hpp>
@@ -42,19 +43,6 @@ int wait_at_most(pid_t pid, double seconds) {
     ::kill(pid, SIGKILL);
     ::waitpid(pid, &status, 0);
     return -1;
-}
-
-/// Waits up to `seconds` until `pid` is stopped (state 'T' in /proc/PID/stat): a SIGSTOP is
-/// delivered asynchronously, so kill() returning says nothing about it yet.
-bool wait_until_stopped(pid_t pid, double seconds) {
-    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-    while (std::chrono::steady_clock::now() < end) {
-        const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
-        const auto state = stat.rfind(')');  // the command name in parentheses may hold spaces
-        if (state != std::string::npos && state + 2 < stat.size() && stat[state + 2] == 'T') return true;
-        std::this_thread::sleep_for(std::chrono::milliseconds{5});
-    }
-    return false;
 }
 
 }  // namespace
@@ -112,8 +100,7 @@ TEST_CASE("cli run: SIGTERM ends a command that was stopped", "[cli][child]") {
     const pid_t cli = start_cli(run_args(uri, "stopped", {"sh", "-c", "echo $$ > " + pid_file + "; exec sleep 30"}));
     REQUIRE(wait_for_file(pid_file, 10));
     const pid_t command = std::stoi(read_file(pid_file));
-    REQUIRE(::kill(command, SIGSTOP) == 0);
-    REQUIRE(wait_until_stopped(command, 10));
+    REQUIRE_NOTHROW(stop_processes({command}));
     ::kill(cli, SIGTERM);
     CHECK(wait_at_most(cli, 30) == 128 + SIGTERM);  // does not hang: generous for a loaded machine
     ::kill(command, SIGKILL);

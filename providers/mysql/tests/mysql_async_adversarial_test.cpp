@@ -3,6 +3,7 @@
 // many calls in flight, no descriptors left, bad URIs, a dropped table, names that a text
 // collation would fold. Each failure must be an error (never "held"), never a hang or a crash.
 #include "fake_server.hpp"
+#include "process_freeze.hpp"
 #include "mysql_async_helpers.hpp"
 #include "reply_dropping_proxy.hpp"
 
@@ -480,11 +481,11 @@ struct frozen_server {
         if (!dir) return;
         std::ifstream in(std::string(dir) + "/pid");
         in >> pid;
-        if (pid > 0) ::kill(pid, SIGSTOP);
+        if (pid > 0) stop_processes({pid});  // returns once every thread of mariadbd is stopped
     }
     ~frozen_server() { thaw(); }
     void thaw() {
-        if (pid > 0) ::kill(pid, SIGCONT);
+        if (pid > 0) continue_processes({pid});
         pid = -1;
     }
     pid_t pid = -1;

@@ -1,5 +1,7 @@
 #include "redis_own_server.hpp"
 
+#include "process_freeze.hpp"
+
 #include "redis_test_support.hpp"
 
 #include <arpa/inet.h>
@@ -87,7 +89,7 @@ providers::redis_options own_redis_server::options() const {
     return options;
 }
 
-void own_redis_server::freeze() { ::kill(pid_, SIGSTOP); }
-void own_redis_server::thaw() { ::kill(pid_, SIGCONT); }
+void own_redis_server::freeze() { stop_processes({pid_}); }
+void own_redis_server::thaw() { continue_processes({pid_}); }
 
 }  // namespace shedlock::test

@@ -24,7 +24,8 @@ public:
     std::uint16_t port() const noexcept { return port_; }
     /// Options reaching it (timeouts as given).
     providers::redis_options options() const;
-    /// SIGSTOP: connections stay open, nothing is answered. thaw() resumes it.
+    /// SIGSTOP: connections stay open, nothing is answered; returns once the server is stopped.
+    /// thaw() resumes it.
     void freeze();
     void thaw();
 
