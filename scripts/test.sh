@@ -70,3 +70,11 @@ select=()
 [ -n "$sanitize" ] && export SHEDLOCK_MULTIPROCESS_SECONDS="${SHEDLOCK_MULTIPROCESS_SECONDS:-14}"
 cmake --build "$build_dir" -j2
 ctest --test-dir "$build_dir" --output-on-failure -j2 "${select[@]}" ${CTEST_ARGS:-}
+# Lanes a provider adds in its own folder (providers/<name>/lanes.sh BUILD_DIR): its tests once
+# more in another topology (PostgreSQL: through PgBouncer). The plain pass only: the sanitizer
+# passes run each provider's own topology tests (postgres_pooler_test), not the whole suite again.
+if [ -z "$sanitize" ] && [ -z "${CTEST_ARGS:-}" ]; then
+  for lanes in providers/*/lanes.sh; do
+    if [ -x "$lanes" ]; then "$lanes" "$build_dir"; fi
+  done
+fi

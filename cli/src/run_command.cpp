@@ -23,7 +23,8 @@ const char* const run_footer = R"(
 Exit status: the command's own status when it ran (128+N when killed by signal N);
   75 (or --skipped-exit) when another holder had the lock and the command did not run (with
   --wait: still held when the wait ran out);
-  69 (or --unavailable-exit) when the lock backend could not be reached;
+  69 (or --unavailable-exit) when the lock backend could not be reached (78 when it refused the
+  statement: a server error that no retry mends);
   124 when --timeout stopped the command; 71 when the command could not be started;
   78 for a bad configuration (duration, URI, name, a missing lock table); 64 for a bad command line.
 With --once-key KEY the command runs at most once successfully per KEY (docs/idempotency.md): after
@@ -126,14 +127,31 @@ void require(const run_plan& p, const run_options& o) {
                           "add the key or remove --claim-for");
 }
 
+/// A statement the backend refused (a server error that is neither "unreachable" nor "try again",
+/// such as a clash of prepared statements behind a pooler) is no outage: it says "refused" and
+/// exits 78, as other configuration problems do. Everything else is --unavailable-exit.
+bool refused_statement(std::optional<storage_category> category) {
+    return category == storage_category::other || category == storage_category::invalid_data;
+}
+
+int report_backend_failure(const std::string& what, std::optional<storage_category> category,
+                           const std::string& message, const run_options& o) {
+    if (refused_statement(category)) {
+        log(log_level::error, what + " refused the statement: " + message);
+        return exit_config;
+    }
+    log(log_level::error, what + " unavailable: " + message);
+    return o.unavailable_exit;
+}
+
 /// Opens the backend; a failure to reach it is the caller's --unavailable-exit. A missing table
 /// is a configuration problem (78, with the DDL) and escapes as storage_error(missing_schema).
-std::optional<opened_provider> open_or_report(const run_plan& p) {
+std::optional<opened_provider> open_or_report(const run_plan& p, const run_options& o, int& exit_code) {
     try {
         return open_provider(p.provider);
     } catch (const storage_error& e) {
         if (e.category() == storage_category::missing_schema) throw;
-        log(log_level::error, std::string("lock backend unavailable: ") + e.what());
+        exit_code = report_backend_failure("lock backend", e.category(), e.what(), o);
         return std::nullopt;
     }
 }
@@ -161,8 +179,9 @@ int run_command(const run_options& o) {
         validate_claim_key(p.idempotency_key, o.idempotency_key_given ? "--once-key" : o.config + ": idempotency_key");
     if (claim_for.count() <= 0)
         throw configuration_error("--claim-for " + format_duration(claim_for) + " must be positive, e.g. 2h");
-    auto opened = open_or_report(p);
-    if (!opened) return o.unavailable_exit;
+    int open_failure = 0;
+    auto opened = open_or_report(p, o, open_failure);
+    if (!opened) return open_failure;
     std::shared_ptr<idempotency_store> claims;
     execute_options options;
     options.keep_alive = p.keep_alive;
@@ -172,8 +191,7 @@ int run_command(const run_options& o) {
             claims = opened->session->share_claims();  // the session's pool, shared with the locks
         } catch (const storage_error& e) {
             if (e.category() == storage_category::missing_schema) throw;
-            log(log_level::error, std::string("claims backend unavailable: ") + e.what());
-            return o.unavailable_exit;
+            return report_backend_failure("claims backend", e.category(), e.what(), o);
         }
         options.idempotency = idempotency_options{claims.get(), p.idempotency_key, claim_for};
     }
@@ -204,8 +222,7 @@ int run_command(const run_options& o) {
             log(log_level::info, result.message + "; command not run");
             return o.done_exit;
         case run_outcome::lock_error:
-            log(log_level::error, "lock backend " + opened->display + " unavailable: " + result.message);
-            return o.unavailable_exit;
+            return report_backend_failure("lock backend " + opened->display, result.error_category, result.message, o);
         default: break;
     }
     if (result.unlock_failed)

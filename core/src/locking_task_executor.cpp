@@ -76,6 +76,7 @@ void run_claimed(const locked_task& task, task_context& context, execution_resul
     } catch (const storage_error& e) {
         result.outcome = run_outcome::lock_error;
         result.message = "idempotency key \"" + idem.key + "\" could not be claimed: " + e.what();
+        result.error_category = e.category();
         return;
     }
     if (claimed.status == claim_status::already_done) {
@@ -197,6 +198,7 @@ execution_result locking_task_executor::execute(const locked_task& task, const l
                      : provider_->try_lock(config);
     } catch (const storage_error& e) {
         execution_result failed{run_outcome::lock_error, e.what(), std::nullopt, false, {}};
+        failed.error_category = e.category();
         if (listening) {
             if (timed) acquire_time = acquire_time_since(listening->sampler(), started);
             listening->skipped(skipped_event{{config, options.task, options.scheduled_at, lock_attempt::failed, std::nullopt, acquire_time},

@@ -4,6 +4,10 @@
 #   server.sh start DIR    -> initdb + start, wait until ready, print `export ...` lines
 #   server.sh stop DIR     -> stop by the PID in DIR/pid (also: `halt DIR`/`resume DIR` for
 #                              the recovery test: stop/start without removing the data)
+# The shared test server (started on the default port, or with SHEDLOCK_PGBOUNCER_PORT set)
+# also gets three PgBouncers in front of it (pgbouncer.sh): transaction pooling, session pooling,
+# and transaction pooling told to ignore libpq's options, on SHEDLOCK_PGBOUNCER_PORT (default
+# 54336) and the two ports above it. Servers that tests start for themselves (own port) get none.
 # PostgreSQL refuses to run as root: as root it runs as user `postgres` (DIR is chowned to it).
 # TLS is on (fresh certificates in DIR/tls, see scripts/tls-certs.sh) and optional, so plain
 # connections work as before; role `shedlock_cert` may log in only over TLS with the client
@@ -12,6 +16,8 @@ set -euo pipefail
 cmd="${1:?usage: server.sh start|stop|halt|resume DIR}"
 dir="${2:?usage: server.sh start|stop|halt|resume DIR}"
 port="${SHEDLOCK_POSTGRES_PORT:-54329}"
+bouncer_port="${SHEDLOCK_PGBOUNCER_PORT:-}"
+[ -z "${SHEDLOCK_POSTGRES_PORT:-}" ] && [ -z "$bouncer_port" ] && bouncer_port=54336
 # halt/resume run without the start's environment: they use the port that start recorded, so a
 # server started on its own port never comes back on the default one (someone else's).
 [ "$cmd" != start ] && [ -f "$dir/port" ] && port="$(cat "$dir/port")"
@@ -78,8 +84,17 @@ case "$cmd" in
     echo "export SHEDLOCK_TEST_POSTGRES_TLS_DIR='$dir/tls'"
     echo "export SHEDLOCK_TEST_POSTGRES_DIR='$dir'"
     echo "export SHEDLOCK_TEST_POSTGRES_SCRIPT='$(cd "$(dirname "$0")" && pwd)/server.sh'"
+    if [ -n "$bouncer_port" ]; then
+      bouncer="$(dirname "$0")/pgbouncer.sh"
+      "$bouncer" start "$dir/pgbouncer-transaction" "$port" "$bouncer_port" transaction
+      "$bouncer" start "$dir/pgbouncer-session" "$port" "$((bouncer_port + 1))" session
+      "$bouncer" start "$dir/pgbouncer-ignoring" "$port" "$((bouncer_port + 2))" transaction ignore_options
+    fi
     ;;
-  stop) stop_server ;;
+  stop)
+    for b in "$dir"/pgbouncer-*; do [ -d "$b" ] && "$(dirname "$0")/pgbouncer.sh" stop "$b"; done
+    stop_server
+    ;;
   halt) stop_server ;;
   resume) run_server ;;
   *) echo "postgres/server.sh: unknown command $cmd" >&2; exit 2 ;;

@@ -2,6 +2,7 @@
 /// \file
 /// Runs a task only when its lock was acquired.
 
+#include <shedlock/error.hpp>
 #include <shedlock/executor_listener.hpp>
 #include <shedlock/idempotency_store.hpp>
 #include <shedlock/lock_provider.hpp>
@@ -62,6 +63,9 @@ struct execution_result {
     std::string claim_problem{};
     /// Why the final unlock failed ("" unless unlock_failed), without the other messages.
     std::string unlock_problem{};
+    /// With outcome lock_error: the storage_error's category (the backend unreachable, or a
+    /// statement it refused), so that a caller does not call every failure "unavailable".
+    std::optional<storage_category> error_category{};
 };
 
 /// The business layer of one execution (docs/idempotency.md).

@@ -1,5 +1,6 @@
 #include "postgres_connection.hpp"
 #include "postgres_error.hpp"
+#include "postgres_pooler.hpp"
 #include "socket_deadline.hpp"
 
 #include <shedlock/error.hpp>
@@ -35,14 +36,28 @@ std::string tcp_liveness(const postgres_options& o) {
            std::to_string(std::chrono::milliseconds(o.connect_timeout).count() + 1000 * seconds);
 }
 
+sql::sql_result rows_of(const pqxx::result& r) {
+    sql::sql_result result;
+    result.affected_rows = r.affected_rows();
+    result.rows.reserve(r.size());
+    for (const auto& row : r) {
+        auto& out = result.rows.emplace_back();
+        for (const auto& field : row)
+            out.push_back(field.is_null() ? std::nullopt : std::optional<std::string>(field.c_str()));
+    }
+    return result;
+}
+
 }  // namespace
 
-std::string postgres_conninfo(const postgres_options& o) {
+std::string postgres_conninfo(const postgres_options& o, bool with_options) {
     const auto seconds = std::chrono::ceil<std::chrono::seconds>(o.connect_timeout).count();
     std::string info = "host=" + quoted(o.host) + " port=" + std::to_string(o.port) + " dbname=" + quoted(o.database) +
                        " user=" + quoted(o.user) + " connect_timeout=" + std::to_string(seconds < 1 ? 1 : seconds) +
-                       " application_name='shedlock-cpp'" + tcp_liveness(o) + " options=" +
-                       quoted("-c DateStyle=ISO -c statement_timeout=" + std::to_string(o.statement_timeout.count()));
+                       " application_name='shedlock-cpp'" + tcp_liveness(o);
+    // PgBouncer refuses `options` (postgres_options::pooler).
+    if (with_options)
+        info += " options=" + quoted("-c DateStyle=ISO -c statement_timeout=" + std::to_string(o.statement_timeout.count()));
     if (o.password) info += " password=" + quoted(*o.password);
     const std::pair<const char*, const std::string*> tls[] = {
         {"sslmode", &o.tls.mode}, {"sslrootcert", &o.tls.ca_file}, {"sslcert", &o.tls.cert_file}, {"sslkey", &o.tls.key_file}};
@@ -63,11 +78,28 @@ void throw_postgres_error(const std::exception& e, const std::string& shown, boo
 
 postgres_connection::postgres_connection(const postgres_options& options)
     : shown_(options.redacted_uri()), answer_within_(options.statement_timeout + options.connect_timeout) {
+    bool options_sent = sends_startup_options(options);
     try {
-        connection_ = std::make_unique<pqxx::connection>(postgres_conninfo(options));
+        try {
+            connection_ = std::make_unique<pqxx::connection>(postgres_conninfo(options, options_sent));
+        } catch (const pqxx::broken_connection& e) {
+            if (!options_sent || !retries_without_startup_options(options, e.what())) throw;
+            options_sent = false;
+            connection_ = std::make_unique<pqxx::connection>(postgres_conninfo(options, false));
+        }
     } catch (const std::exception& e) {
         throw_postgres_error(e, shown_, false);
     }
+    if (options.pooler == postgres_options::pooler_kind::none) return;
+    sql::sql_result probe;
+    try {
+        probe = rows_of(run_before_deadline(pooler_probe_sql, {}));
+    } catch (const storage_error&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw_postgres_error(e, shown_, true);
+    }
+    unnamed_statements_ = pooled_after_probe(options, options_sent, connection_->backendpid(), probe, shown_);
 }
 
 const std::string& postgres_connection::prepared_name(const std::string& sql) {
@@ -85,8 +117,9 @@ pqxx::result postgres_connection::run_before_deadline(const std::string& sql, co
     try {
         pqxx::nontransaction autocommit(*connection_);
         // Parameterless statements (DDL, probes, listing) run unprepared: they run rarely.
-        return values.empty() ? autocommit.exec(sql)
-                              : autocommit.exec_prepared(prepared_name(sql), pqxx::prepare::make_dynamic_params(values));
+        if (values.empty()) return autocommit.exec(sql);
+        if (unnamed_statements_) return autocommit.exec_params(sql, pqxx::prepare::make_dynamic_params(values));
+        return autocommit.exec_prepared(prepared_name(sql), pqxx::prepare::make_dynamic_params(values));
     } catch (const std::exception&) {
         if (!deadline.expired()) throw;
         throw postgres_no_answer(shown_, answer_within_);
@@ -117,16 +150,7 @@ sql::sql_result postgres_connection::execute(const std::string& sql, const std::
         for (const auto& p : params)
             values.push_back(std::holds_alternative<std::int64_t>(p) ? std::to_string(std::get<std::int64_t>(p))
                                                                      : std::get<std::string>(p));
-        const pqxx::result r = run_before_deadline(sql, values);
-        sql::sql_result result;
-        result.affected_rows = r.affected_rows();
-        result.rows.reserve(r.size());
-        for (const auto& row : r) {
-            auto& out = result.rows.emplace_back();
-            for (const auto& field : row)
-                out.push_back(field.is_null() ? std::nullopt : std::optional<std::string>(field.c_str()));
-        }
-        return result;
+        return rows_of(run_before_deadline(sql, values));
     } catch (const storage_error&) {
         throw;  // the deadline's own, already worded
     } catch (const std::exception& e) {

@@ -23,6 +23,8 @@ namespace shedlock::providers::detail {
 
 class postgres_connection final : public sql::sql_connection {
 public:
+    /// Connects (without libpq `options` when a pooler refuses them, pooler=auto) and, unless
+    /// pooler=none, probes whether a pooler stands between (postgres_pooler.hpp).
     explicit postgres_connection(const postgres_options& options);
     sql::sql_result execute(const std::string& sql, const std::vector<sql::sql_param>& params) override;
 
@@ -40,6 +42,7 @@ private:
     std::chrono::milliseconds answer_within_;  // the server's statement_timeout plus a round trip's worth
     std::unique_ptr<pqxx::connection> connection_;
     std::map<std::string, std::string, std::less<>> prepared_;  // sql text -> statement name
+    bool unnamed_statements_ = false;  // behind a pooler: Parse/Bind/Execute of an unnamed statement each time
 };
 
 }  // namespace shedlock::providers::detail

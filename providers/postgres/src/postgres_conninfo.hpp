@@ -8,7 +8,8 @@
 namespace shedlock::providers::detail {
 
 /// The libpq connection string for `options` (values quoted; includes the password, so it is
-/// never shown anywhere). Sessions get DateStyle ISO and the statement timeout.
-std::string postgres_conninfo(const postgres_options& options);
+/// never shown anywhere). `with_options`: libpq `options` give the session DateStyle ISO and
+/// the statement timeout (a pooler may refuse them: postgres_options::pooler).
+std::string postgres_conninfo(const postgres_options& options, bool with_options);
 
 }  // namespace shedlock::providers::detail

@@ -23,10 +23,22 @@ std::string doubt_clause(retry_advice advice) {
     return advice == retry_advice::in_doubt ? std::string("; ") + may_have_been_applied : std::string();
 }
 
+/// A named statement that exists already, or no longer: another client's, on a server connection
+/// a pooler shares (pooler=none through PgBouncer's transaction pooling).
+std::string pooler_hint(const std::string& state) {
+    if (state != "42P05" && state != "26000") return {};
+    return "; is a pooler (PgBouncer) in between? Use pooler=auto (the default) or pooler=pgbouncer in the URI";
+}
+
 /// A certificate was refused, or TLS was required and not offered: no retry will help.
 bool is_tls_failure(const std::string& message) {
     return message.find("certificate") != std::string::npos || message.find("does not support SSL") != std::string::npos ||
            message.find("SSL error: tlsv1 alert") != std::string::npos;
+}
+
+/// A pooler refused a startup parameter it does not know (PgBouncer: libpq `options`).
+bool refused_by_pooler(const std::string& message) {
+    return message.find("unsupported startup parameter") != std::string::npos;
 }
 
 storage_category category_of_connect_failure(const std::string& message) {
@@ -35,7 +47,7 @@ storage_category category_of_connect_failure(const std::string& message) {
         message.find("no password supplied") != std::string::npos ||
         message.find("no pg_hba.conf entry") != std::string::npos)
         return storage_category::access_denied;
-    if (message.find("does not exist") != std::string::npos) return storage_category::other;
+    if (message.find("does not exist") != std::string::npos || refused_by_pooler(message)) return storage_category::other;
     return storage_category::unavailable;
 }
 
@@ -47,6 +59,9 @@ storage_error connection_error(const std::string& message, const std::string& pr
                                          "sslcert and sslkey"
                                        : "; check the user and password";
     if (category == storage_category::unavailable) hint = "; is the server running and reachable?";
+    if (refused_by_pooler(message))
+        hint = "; a connection pooler (PgBouncer) refused libpq's options: use pooler=auto (the default) or "
+               "pooler=pgbouncer in the URI";
     const auto advice = category != storage_category::unavailable ? retry_advice::permanent
                         : sent                                     ? retry_advice::in_doubt
                                                                    : retry_advice::safe;
@@ -65,7 +80,7 @@ storage_error postgres_error(postgres_failure kind, std::string message, const s
         const auto advice = advice_of_state(category, sent);
         return storage_error(category, advice,
                              prefix + message + (sqlstate.empty() ? "" : " [SQLSTATE " + sqlstate + "]") +
-                                 doubt_clause(advice));
+                                 pooler_hint(sqlstate) + doubt_clause(advice));
     }
     case postgres_failure::connection:
         return connection_error(message, prefix, sent);

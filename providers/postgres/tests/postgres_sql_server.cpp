@@ -47,7 +47,7 @@ context make_backend() {
                     return "CREATE TABLE " + table + " (name VARCHAR(64) NOT NULL, lock_until TIMESTAMP NOT NULL, "
                            "locked_at TIMESTAMP NOT NULL, locked_by VARCHAR(255) NOT NULL, PRIMARY KEY (name))";
                 },
-            .auth_failure = "password authentication failed",
+            .auth_failure = "authentication failed",  // "password ..." from a server, "SASL ..." from PgBouncer
             .user_in_auth_error = [](const std::string& user) { return "for user \"" + user + "\""; },
             .redacted_user_in_auth_error = "\"***\"",
             .table_qualifier =

@@ -56,10 +56,10 @@ TEST_CASE("postgres TLS URIs: keys reach libpq, and bad modes, files and combina
     auto o = postgres_options::from_uri(parse_provider_uri(base + "sslmode=VERIFY-FULL&sslrootcert=" + pem +
                                                            "&sslcert=" + pem + "&sslkey=" + pem));
     CHECK(o.tls.mode == "verify-full");
-    const std::string conninfo = providers::detail::postgres_conninfo(o);
+    const std::string conninfo = providers::detail::postgres_conninfo(o, true);
     CHECK_THAT(conninfo, Contains("sslmode='verify-full'") && Contains("sslrootcert='" + pem + "'") &&
                              Contains("sslcert='" + pem + "'") && Contains("sslkey='" + pem + "'"));
-    CHECK_THAT(providers::detail::postgres_conninfo(postgres_options::from_uri(parse_provider_uri(base))), !Contains("ssl"));
+    CHECK_THAT(providers::detail::postgres_conninfo(postgres_options::from_uri(parse_provider_uri(base)), true), !Contains("ssl"));
 
     CHECK_THAT(tls_server.uri_error(base + "sslmode=require&sslrootcert=" + test::scratch_dir()), Contains("not a regular file"));
     tls_server.check_refusals(base, pem, tls_words, "sslrootcert=/etc");

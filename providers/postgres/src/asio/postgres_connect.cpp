@@ -2,6 +2,7 @@
 // ready as libpq asked, under our own connect timeout; a host name is resolved by Asio first.
 #include "../postgres_conninfo.hpp"
 #include "../postgres_error.hpp"
+#include "../postgres_pooler.hpp"
 #include "postgres_async_connection.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
@@ -32,7 +33,7 @@ public:
         timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
             if (!ec && !self->finished_) self->fail_timeout();
         });
-        if (!needs_resolving(options_.host)) return start_libpq(postgres_conninfo(options_));
+        if (!needs_resolving(options_.host)) return start_libpq();
         // libpq would resolve the name inside PQconnectStart, blocking the executor's thread:
         // Asio's resolver does it on a thread of its own, and libpq gets the addresses.
         resolver_.async_resolve(options_.host, std::to_string(options_.port),
@@ -40,7 +41,8 @@ public:
                                                             boost::asio::ip::tcp::resolver::results_type found) {
                                     if (self->finished_) return;
                                     if (ec || found.empty()) return self->fail_resolve(ec);
-                                    self->start_libpq(self->conninfo_with(found));
+                                    self->resolve_to(found);
+                                    self->start_libpq();
                                 });
     }
 
@@ -60,7 +62,7 @@ private:
 
     /// `host` repeated once per address (libpq pairs the lists; the name still serves TLS's
     /// verify-full and the messages) and `hostaddr` with the addresses, tried in order.
-    std::string conninfo_with(const boost::asio::ip::tcp::resolver::results_type& found) {
+    void resolve_to(const boost::asio::ip::tcp::resolver::results_type& found) {
         std::vector<std::string> seen;
         std::string hosts, addresses;
         for (const auto& entry : found) {
@@ -70,13 +72,19 @@ private:
             hosts += (hosts.empty() ? "" : ",") + options_.host;
             addresses += (addresses.empty() ? "" : ",") + address;
         }
-        auto with = options_;
-        with.host = hosts;
-        return postgres_conninfo(with) + " hostaddr='" + addresses + "'";
+        resolved_hosts_ = hosts;
+        resolved_addresses_ = addresses;
     }
 
-    void start_libpq(const std::string& conninfo) {
-        PGconn* conn = PQconnectStart(conninfo.c_str());
+    std::string conninfo() const {
+        if (resolved_addresses_.empty()) return postgres_conninfo(options_, options_sent_);
+        auto with = options_;
+        with.host = resolved_hosts_;
+        return postgres_conninfo(with, options_sent_) + " hostaddr='" + resolved_addresses_ + "'";
+    }
+
+    void start_libpq() {
+        PGconn* conn = PQconnectStart(conninfo().c_str());
         if (!conn) return fail(postgres_error(postgres_failure::connection, "out of memory", "", shown_, false));
         link_ = std::make_shared<postgres_link>(executor_, conn);
         if (PQstatus(conn) == CONNECTION_BAD) return fail_libpq();
@@ -103,17 +111,45 @@ private:
 
     void succeed() {
         if (PQsetnonblocking(link_->get(), 1) != 0) return fail_libpq();
-        finished_ = true;
-        timer_.cancel();
         auto session = std::make_shared<postgres_session>();
         session->link = link_;
         session->shown = shown_;
         session->answer_within = answer_within_;
+        if (options_.pooler == postgres_options::pooler_kind::none) return hand_out(std::move(session));
+        // The probe runs under the connect timer (still armed): a pooler that never answers it
+        // fails the connect as a server that never answers the startup would.
+        run_postgres_statement(session, pooler_probe_sql, {},
+                               [self = shared_from_this(), session](std::exception_ptr error, sql::sql_result probe) {
+                                   if (self->finished_) return;
+                                   if (error) return self->fail_with(error);
+                                   try {
+                                       session->unnamed_statements =
+                                           pooled_after_probe(self->options_, self->options_sent_,
+                                                              PQbackendPID(self->link_->get()), probe, self->shown_);
+                                   } catch (const storage_error& e) {
+                                       return self->fail(e);
+                                   }
+                                   self->hand_out(session);
+                               });
+    }
+
+    void hand_out(std::shared_ptr<postgres_session> session) {
+        finished_ = true;
+        timer_.cancel();
         auto done = std::move(done_);
         done(nullptr, std::make_unique<postgres_async_connection>(std::move(session)));
     }
 
-    void fail_libpq() { fail(postgres_error(postgres_failure::connection, PQerrorMessage(link_->get()), "", shown_, false)); }
+    void fail_libpq() {
+        const std::string message = PQerrorMessage(link_->get());
+        if (options_sent_ && retries_without_startup_options(options_, message)) {
+            // A pooler that does not know `options` (PgBouncer's defaults): once more without.
+            options_sent_ = false;
+            link_->close();
+            return start_libpq();
+        }
+        fail(postgres_error(postgres_failure::connection, message, "", shown_, false));
+    }
 
     void fail_timeout() {
         fail(storage_error(storage_category::unavailable, retry_advice::safe,
@@ -121,14 +157,16 @@ private:
                                " (connect_timeout); is the server running and reachable?"));
     }
 
-    void fail(const storage_error& e) {
+    void fail(const storage_error& e) { fail_with(std::make_exception_ptr(e)); }
+
+    void fail_with(std::exception_ptr error) {
         if (finished_) return;
         finished_ = true;
         timer_.cancel();
         resolver_.cancel();
         if (link_) link_->close();
         auto done = std::move(done_);
-        done(std::make_exception_ptr(e), nullptr);
+        done(std::move(error), nullptr);
     }
 
     boost::asio::any_io_executor executor_;
@@ -139,6 +177,8 @@ private:
     boost::asio::steady_timer timer_;
     boost::asio::ip::tcp::resolver resolver_;
     std::shared_ptr<postgres_link> link_;
+    std::string resolved_hosts_, resolved_addresses_;  // after Asio resolved a name: libpq's host and hostaddr
+    bool options_sent_ = sends_startup_options(options_);
     bool finished_ = false;
 };
 

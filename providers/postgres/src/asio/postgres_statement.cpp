@@ -34,7 +34,7 @@ public:
             self->fail(std::make_exception_ptr(postgres_no_answer(self->session_->shown, self->session_->answer_within)));
         });
         const auto known = session_->prepared.find(sql_);
-        preparing_ = !values_.empty() && known == session_->prepared.end();
+        preparing_ = !values_.empty() && !session_->unnamed_statements && known == session_->prepared.end();
         name_ = values_.empty()                ? std::string()
                 : known != session_->prepared.end() ? known->second
                                                     : "shedlock_" + std::to_string(session_->prepared.size());
@@ -81,7 +81,9 @@ private:
         sent_ = !preparing_;  // a Parse alone applies nothing
         const int ok = preparing_        ? PQsendPrepare(conn(), name_.c_str(), sql_.c_str(), n, nullptr)
                        : values_.empty() ? PQsendQuery(conn(), sql_.c_str())
-                                         : PQsendQueryPrepared(conn(), name_.c_str(), n, values.data(), nullptr, nullptr, 0);
+                       : session_->unnamed_statements
+                           ? PQsendQueryParams(conn(), sql_.c_str(), n, nullptr, values.data(), nullptr, nullptr, 0)
+                           : PQsendQueryPrepared(conn(), name_.c_str(), n, values.data(), nullptr, nullptr, 0);
         if (!ok) return fail_connection();
         flush();
     }

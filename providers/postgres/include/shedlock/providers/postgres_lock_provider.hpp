@@ -31,8 +31,22 @@ struct postgres_options : sql::sql_lock_options, sql::server_options {
     /// always synchronous.
     bool async_unlock = true;
 
+    /// What stands between the provider and the server (`pooler=` in the URI):
+    /// - `auto` (default): connect as to a server; when the startup packet's libpq `options` are
+    ///   refused ("unsupported startup parameter", PgBouncer's defaults), connect without them.
+    ///   Then one probe per new connection compares the server's backend PID with the one the
+    ///   connection reported: they differ behind a pooler (also one told to ignore `options`).
+    /// - `none`: a server; no probe. A pooler's refusal of `options` is a configuration error.
+    /// - `pgbouncer`: PgBouncer (transaction or session pooling); `options` are never sent.
+    /// Behind a pooler statements are unnamed (Parse/Bind/Execute each time: in transaction
+    /// pooling a named statement lives on a server connection other clients share), and the
+    /// server's own DateStyle (which must be ISO: checked) and statement_timeout apply; the
+    /// client-side deadline (statement_timeout + connect_timeout) stays.
+    enum class pooler_kind { auto_detect, none, pgbouncer };
+    pooler_kind pooler = pooler_kind::auto_detect;
+
     /// Reads `postgresql://user:pw@host:port/db?table=..&columns=..&upper_case=..&use_db_time=..&pool_size=..&connect_timeout=..
-    /// &statement_timeout=..&create_schema=..&async_unlock=..` (scheme `postgres:` too), the
+    /// &statement_timeout=..&create_schema=..&async_unlock=..&pooler=auto|none|pgbouncer` (scheme `postgres:` too), the
     /// password from the URI or `password_file=` / `password_env=` (see read_uri_password), and
     /// TLS: `sslmode=` (disable, allow, prefer, require, verify-ca, verify-full), `sslrootcert=`,
     /// `sslcert=`, `sslkey=`, passed to libpq as they are (see sql::read_tls_uri for the checks).
