@@ -14,6 +14,13 @@
 // of them alike (bench_stats.hpp). Reported: medians over the slices with [min-max] of cycles/s
 // and CPU us/cycle, and the per-slice ratios provider time / floor time; never the best slice.
 //
+// With SHEDLOCK_TEST_PGBOUNCER_TRANSACTION_URI and/or ..._SESSION_URI set too (PgBouncers in
+// front of the same server, providers/postgres/server.sh starts them), a second PostgreSQL
+// table: the provider direct (pooler=none, named statements) against the provider direct with
+// the pooled mode's unnamed statements (pooler=pgbouncer: its own price, without a pooler) and
+// through each PgBouncer (pooler=auto: detected), and the provider through the transaction
+// pooler against the raw floor through it (the provider's statements, unnamed, via libpqxx).
+//
 //   SHEDLOCK_TEST_POSTGRES_URI=postgresql://... SHEDLOCK_TEST_MYSQL_URI=mysql://...
 //     sql_cycles [slices=10] [seconds_per_slice=0.5] [burst=20]
 #include "bench_stats.hpp"
@@ -110,6 +117,67 @@ std::function<void()> simplest_postgres(const providers::postgres_options& o) {
         if (tx.exec_prepared("unlock", at, "bench-simplest", "bench:simplest").affected_rows() != 1)
             throw std::runtime_error("simplest unlock failed");
     };
+}
+
+/// The raw floor a pooled user writes: the provider's statements, unnamed (exec_params), no
+/// libpq options (a pooler refuses them).
+std::function<void()> raw_postgres_unnamed(const providers::postgres_options& o) {
+    auto conn = std::make_shared<pqxx::connection>("host=" + o.host + " port=" + std::to_string(o.port) + " dbname=" +
+                                                   o.database + " user=" + o.user + " password=" + o.password.value_or(""));
+    const auto dialect = providers::make_postgres_dialect(true);
+    const sql::table_name table(o.table);
+    const std::string acquire = dialect->acquire(table, {}).sql, unlock = dialect->unlock(table, {}).sql;
+    return [conn, acquire, unlock] {
+        const auto now = shedlock::system_clock::instance().now();
+        pqxx::nontransaction tx(*conn);
+        if (tx.exec_params(acquire, "bench-raw-pooled", format_timestamp(now + seconds{60}), format_timestamp(now),
+                           "bench:raw")
+                .empty())
+            throw std::runtime_error("raw pooled acquire failed");
+        tx.exec_params(unlock, format_timestamp(now), "bench-raw-pooled", "bench:raw", format_timestamp(now));
+    };
+}
+
+providers::postgres_options bench_options(const char* uri) {
+    auto o = providers::postgres_options::from_uri(parse_provider_uri(uri));
+    o.table = "bench_cycles";
+    o.create_schema_if_missing = true;
+    o.pool_size = 1;
+    return o;
+}
+
+/// Direct against through PgBouncer: the same server, table and statements.
+void bench_postgres_pooled(const char* direct_uri) {
+    const char* transaction = std::getenv("SHEDLOCK_TEST_PGBOUNCER_TRANSACTION_URI");
+    const char* session = std::getenv("SHEDLOCK_TEST_PGBOUNCER_SESSION_URI");
+    if (!transaction && !session) return;
+    auto direct_options = bench_options(direct_uri);
+    direct_options.pooler = providers::postgres_options::pooler_kind::none;
+    auto direct = providers::make_postgres_lock_provider(direct_options);
+    // The pooled mode's own price, without a pooler: unnamed statements planned every time.
+    direct_options.pooler = providers::postgres_options::pooler_kind::pgbouncer;
+    auto direct_unnamed = providers::make_postgres_lock_provider(direct_options);
+    inspect(*direct).delete_records(
+        {"bench-direct", "bench-direct-unnamed", "bench-pooled-tx", "bench-pooled-session", "bench-raw-pooled"});
+    bench::variant_list variants{
+        {"provider direct (pooler=none)", [&] { provider_cycle(*direct, "bench-direct"); }},
+        {"provider direct, unnamed statements (pooler=pgbouncer)", [&] { provider_cycle(*direct_unnamed, "bench-direct-unnamed"); }}};
+    std::vector<std::pair<std::size_t, std::size_t>> ratios{{1, 0}};
+    std::unique_ptr<sql::sql_lock_provider> via_transaction, via_session;
+    if (transaction) {
+        via_transaction = providers::make_postgres_lock_provider(bench_options(transaction));
+        variants.push_back({"provider via PgBouncer, transaction pooling", [&] { provider_cycle(*via_transaction, "bench-pooled-tx"); }});
+        variants.push_back({"raw own SQL unnamed via PgBouncer, transaction", raw_postgres_unnamed(bench_options(transaction))});
+        ratios.push_back({2, 0});
+        ratios.push_back({2, 3});
+    }
+    if (session) {
+        via_session = providers::make_postgres_lock_provider(bench_options(session));
+        variants.push_back({"provider via PgBouncer, session pooling", [&] { provider_cycle(*via_session, "bench-pooled-session"); }});
+        ratios.push_back({variants.size() - 1, 0});
+    }
+    std::printf("PostgreSQL direct against through PgBouncer\n");
+    measure(variants, ratios);
 }
 
 void bench_postgres(const char* uri) {
@@ -238,7 +306,7 @@ int main(int argc, char** argv) {
     int ran = 0;
     try {
 #ifdef SHEDLOCK_BENCH_POSTGRES
-        if (const char* uri = std::getenv("SHEDLOCK_TEST_POSTGRES_URI")) bench_postgres(uri), ++ran;
+        if (const char* uri = std::getenv("SHEDLOCK_TEST_POSTGRES_URI")) bench_postgres(uri), bench_postgres_pooled(uri), ++ran;
 #endif
 #ifdef SHEDLOCK_BENCH_MYSQL
         if (const char* uri = std::getenv("SHEDLOCK_TEST_MYSQL_URI")) bench_mysql(uri), ++ran;
