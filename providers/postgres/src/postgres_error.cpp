@@ -3,7 +3,12 @@
 namespace shedlock::providers::detail {
 namespace {
 
+/// 25006: the session may not write. A standby, or a primary being demoted in a failover: wait
+/// for (or reconnect to) the primary. The statement was refused before it did anything.
+constexpr const char* read_only_state = "25006";
+
 storage_category category_of_state(const std::string& state) {
+    if (state == read_only_state) return storage_category::unavailable;
     if (state == "42P01" || state == "42703" || state == "3F000") return storage_category::missing_schema;
     if (state.rfind("28", 0) == 0 || state == "42501") return storage_category::access_denied;
     if (state.rfind("08", 0) == 0 || state.rfind("57P", 0) == 0) return storage_category::unavailable;
@@ -14,7 +19,8 @@ storage_category category_of_state(const std::string& state) {
 
 /// A statement the server failed: refused or rolled back (busy, conflict) is safe to run again;
 /// a session that ended during it (08*, 57P*) may have committed it before the answer was lost.
-retry_advice advice_of_state(storage_category category, bool sent) {
+retry_advice advice_of_state(const std::string& state, storage_category category, bool sent) {
+    if (state == read_only_state) return retry_advice::safe;
     if (category == storage_category::unavailable) return sent ? retry_advice::in_doubt : retry_advice::safe;
     return default_retry_advice(category);
 }
@@ -24,8 +30,10 @@ std::string doubt_clause(retry_advice advice) {
 }
 
 /// A named statement that exists already, or no longer: another client's, on a server connection
-/// a pooler shares (pooler=none through PgBouncer's transaction pooling).
-std::string pooler_hint(const std::string& state) {
+/// a pooler shares (pooler=none through PgBouncer's transaction pooling). A read-only server.
+std::string topology_hint(const std::string& state) {
+    if (state == read_only_state)
+        return "; the server is read-only (a standby, or a failover under way): the URI must reach the primary";
     if (state != "42P05" && state != "26000") return {};
     return "; is a pooler (PgBouncer) in between? Use pooler=auto (the default) or pooler=pgbouncer in the URI";
 }
@@ -77,10 +85,10 @@ storage_error postgres_error(postgres_failure kind, std::string message, const s
     switch (kind) {
     case postgres_failure::refused: {
         const auto category = category_of_state(sqlstate);
-        const auto advice = advice_of_state(category, sent);
+        const auto advice = advice_of_state(sqlstate, category, sent);
         return storage_error(category, advice,
                              prefix + message + (sqlstate.empty() ? "" : " [SQLSTATE " + sqlstate + "]") +
-                                 pooler_hint(sqlstate) + doubt_clause(advice));
+                                 topology_hint(sqlstate) + doubt_clause(advice));
     }
     case postgres_failure::connection:
         return connection_error(message, prefix, sent);
