@@ -31,8 +31,12 @@ public:
 
     /// `uri`: the test server's. `ddl` creates the mode's table when the mode brings its own
     /// (mapped, upper_case); the default modes' tables the provider creates.
-    sql_server_backend(std::string name, std::string uri, make_function make, const renamed_ddl& ddl)
-        : name_(std::move(name)), uri_(std::move(uri)), make_(std::move(make)), mode_(sql_mode_of(test::test_mode())) {
+    /// `tokens_from_one`: a new lock's first token is 1 (false: PostgreSQL's tokens carry the
+    /// WAL timeline in their high bits, so only "higher than the last" holds).
+    sql_server_backend(std::string name, std::string uri, make_function make, const renamed_ddl& ddl,
+                       bool tokens_from_one = true)
+        : name_(std::move(name)), uri_(std::move(uri)), make_(std::move(make)), mode_(sql_mode_of(test::test_mode())),
+          tokens_from_one_(tokens_from_one) {
         if (mode_.own_ddl()) create_table(ddl);
     }
 
@@ -49,6 +53,7 @@ public:
     }
     bool honours_injected_clock() const override { return !mode_.db_time; }
     bool expects_fencing() const override { return mode_.expects_fencing(); }
+    bool tokens_start_at_one() const override { return tokens_from_one_; }
 
 private:
     void create_table(const renamed_ddl& ddl) const { ddl.exec(mode_.mapped ? ddl.mapped : ddl.upper_case); }
@@ -57,6 +62,7 @@ private:
     std::string uri_;
     make_function make_;
     sql_mode mode_;
+    bool tokens_from_one_;
 };
 
 }  // namespace shedlock::conformance

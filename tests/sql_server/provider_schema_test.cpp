@@ -34,7 +34,7 @@ SQL_SERVER_CASE("{name}: create_schema_if_missing creates a {qualified_by}-quali
     CHECK(provider->supports_fencing());
     auto held = provider->try_lock({"created", milliseconds{60'000}});
     REQUIRE(held);
-    CHECK(held->fencing_token() == std::optional<std::int64_t>{1});
+    CHECK(held->fencing_token() == std::optional<std::int64_t>{backend().first_token()});
     o.create_schema_if_missing = false;
     CHECK_NOTHROW(make_provider(o));
 }
@@ -62,7 +62,7 @@ SQL_SERVER_CASE("{name}: 8 instances starting together on a missing table all ge
     o.pool_size = 1;
     shedlock::test::check_tokens_after_simultaneous_start(
         8, 10, [&] { backend().exec("DROP TABLE IF EXISTS " + o.table); },
-        [&]() -> std::unique_ptr<lock_provider> { return make_provider(o); });
+        [&]() -> std::unique_ptr<lock_provider> { return make_provider(o); }, backend().first_token());
     backend().exec("DROP TABLE IF EXISTS " + o.table);
 }
 

@@ -19,19 +19,20 @@ SQL_SERVER_CASE("{name}: acquire reports new row, taken-over row and held row ex
     const lock_configuration config{"rows", milliseconds{60'000}};
     auto first = provider->try_lock(config);  // new row: 1 affected
     REQUIRE(first);
-    CHECK(first->fencing_token() == std::optional<std::int64_t>{1});
+    const std::int64_t first_token = backend().first_token();
+    CHECK(first->fencing_token() == std::optional<std::int64_t>{first_token});
     CHECK_FALSE(provider->try_lock(config));  // held row: 0 affected (a found-rows client would say 1)
     clock.advance(milliseconds{60'000});      // lock_until <= now: expired
     auto second = provider->try_lock(config);  // taken over: 2 affected, and the owner really changed
     REQUIRE(second);
-    CHECK(second->fencing_token() == std::optional<std::int64_t>{2});
+    CHECK(second->fencing_token() == std::optional<std::int64_t>{first_token + 1});
     CHECK_FALSE(first->extend(milliseconds{60'000}));  // the former owner's row is gone
     auto records = inspect(*provider).list_locks();
     REQUIRE(records.size() == 1);
     CHECK(records[0].locked_by != "");
     CHECK(records[0].locked_at == clock.now());
     CHECK(records[0].lock_until == clock.now() + milliseconds{60'000});
-    CHECK(records[0].fencing_token == std::optional<std::int64_t>{2});
+    CHECK(records[0].fencing_token == std::optional<std::int64_t>{first_token + 1});
 }
 
 SQL_SERVER_CASE("{name}: an extension that writes the same lock_until still succeeds", "") {

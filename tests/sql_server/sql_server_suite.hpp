@@ -103,6 +103,9 @@ struct context {
     std::string no_answer_error;            ///< a frozen server's error (deadline 3 s)
     std::string without_tls_query;          ///< the URI query that turns TLS off
     uri_examples uris;
+    /// A new lock's first fencing token on the test server (PostgreSQL: the WAL timeline in the
+    /// high bits, plus 1); each acquisition after it is one higher.
+    std::function<std::int64_t()> first_token = [] { return std::int64_t{1}; };
 
     /// `name` as the backend's DDL quotes it.
     std::string quote(const std::string& name) const { return quote_mark + name + quote_mark; }

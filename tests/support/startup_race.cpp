@@ -33,7 +33,8 @@ void check_simultaneous_start(int instances, const std::function<void()>& start)
 }
 
 void check_tokens_after_simultaneous_start(int instances, int rounds, const std::function<void()>& reset,
-                                           const std::function<std::unique_ptr<lock_provider>()>& make) {
+                                           const std::function<std::unique_ptr<lock_provider>()>& make,
+                                           std::int64_t first_token) {
     for (int round = 0; round < rounds; ++round) {
         reset();
         std::vector<std::unique_ptr<lock_provider>> providers(static_cast<std::size_t>(instances));
@@ -50,7 +51,7 @@ void check_tokens_after_simultaneous_start(int instances, int rounds, const std:
         for (std::size_t i = 0; i < tokens.size(); ++i) {
             INFO("round " << round << ", instance " << i);
             REQUIRE(tokens[i].has_value());
-            CHECK(*tokens[i] == static_cast<std::int64_t>(i + 1));
+            CHECK(*tokens[i] == first_token + static_cast<std::int64_t>(i));
         }
     }
 }

@@ -4,6 +4,7 @@
 
 #include <shedlock/lock_provider.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 
@@ -15,9 +16,11 @@ void check_simultaneous_start(int instances, const std::function<void()>& start)
 
 /// `rounds` times: `reset` (drop the table), then `instances` providers built at the same moment
 /// by `make` (each creating the missing table), then each acquires and releases one lock in
-/// turn. Every acquisition must carry a fencing token exactly one higher than the one before:
-/// an instance that came up without fencing (no token) or with a counter of its own fails it.
+/// turn. The first acquisition must carry `first_token` and every one after it a fencing token
+/// exactly one higher than the one before: an instance that came up without fencing (no token)
+/// or with a counter of its own fails it.
 void check_tokens_after_simultaneous_start(int instances, int rounds, const std::function<void()>& reset,
-                                           const std::function<std::unique_ptr<lock_provider>()>& make);
+                                           const std::function<std::unique_ptr<lock_provider>()>& make,
+                                           std::int64_t first_token = 1);
 
 }  // namespace shedlock::test

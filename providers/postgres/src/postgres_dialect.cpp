@@ -19,6 +19,15 @@ using sql::table_name;
 constexpr const char* server_now = "date_trunc('milliseconds', now() AT TIME ZONE 'UTC')";
 constexpr const char* server_now_exact = "(now() AT TIME ZONE 'UTC')";
 
+// The WAL timeline this server writes on, in a token's bits 40-63: a promoted replica always
+// writes on a timeline above its old primary's, so its tokens are above every token the old
+// primary handed out, also the ones whose WAL never reached the replica (asynchronous
+// replication). pg_walfile_name names the insert timeline's segment (its first 8 hex digits);
+// on a standby pg_current_wal_lsn() fails "recovery is in progress" (55000), as a write would.
+// docs/lock-semantics.md, "Fencing tokens across a PostgreSQL failover".
+constexpr const char* timeline_epoch =
+    "(('x' || left(pg_walfile_name(pg_current_wal_lsn()), 8))::bit(32)::bigint << 40)";
+
 std::string server_now_plus(int param) {
     return std::string("(") + server_now + " + $" + std::to_string(param) + "::bigint * interval '1 millisecond')";
 }
@@ -55,23 +64,26 @@ public:
     // matches nothing; two racing inserters: the second's DO NOTHING waits and inserts nothing.
     statement acquire(const sql::lock_table& t, const statement_options& o) const override {
         const auto q = quoted(t);
+        const bool epoch = o.fencing && o.wide_fencing;
         const std::string now = o.db_time ? "n.t" : ts(3);
         const std::string expired_by = o.db_time ? "n.exact" : ts(3);
         const std::string until = o.db_time ? "n.t + $2::bigint * interval '1 millisecond'" : ts(2);
         const std::string token = o.fencing ? ", " + q.fencing_token : "";
-        const std::string n =
-            o.db_time ? std::string("n AS (SELECT ") + server_now + " AS t, " + server_now_exact + " AS exact), " : "";
-        const std::string from_n = o.db_time ? " FROM n" : "";
+        std::string with = o.db_time ? std::string("n AS (SELECT ") + server_now + " AS t, " + server_now_exact + " AS exact), " : "";
+        if (epoch) with += std::string("e AS (SELECT ") + timeline_epoch + " AS epoch), ";
+        const std::string from = o.db_time && epoch ? " FROM n, e" : o.db_time ? " FROM n" : epoch ? " FROM e" : "";
         const std::string owner = o.db_time ? "$3" : "$4";  // db time binds no client "now"
         const std::string returning = " RETURNING " + q.locked_at + ", " + q.lock_until + token;
+        const std::string next_token = q.table_only + "." + q.fencing_token + " + 1";
+        const std::string taken_token = epoch ? "GREATEST(" + next_token + ", e.epoch + 1)" : next_token;
 
         const std::string sql =
-            "WITH " + n + "taken AS (UPDATE " + q.table + " SET " + q.lock_until + " = " + until + ", " + q.locked_at +
-            " = " + now + ", " + q.locked_by + " = " + owner +
-            (o.fencing ? ", " + q.fencing_token + " = " + q.table_only + "." + q.fencing_token + " + 1" : "") + from_n +
-            " WHERE " + q.name + " = $1 AND " + q.lock_until + " <= " + expired_by + returning + "), created AS (INSERT INTO " +
-            q.table + " (" + q.name + ", " + q.lock_until + ", " + q.locked_at + ", " + q.locked_by + token +
-            ") SELECT $1, " + until + ", " + now + ", " + owner + (o.fencing ? ", 1" : "") + from_n +
+            "WITH " + with + "taken AS (UPDATE " + q.table + " SET " + q.lock_until + " = " + until + ", " + q.locked_at +
+            " = " + now + ", " + q.locked_by + " = " + owner + (o.fencing ? ", " + q.fencing_token + " = " + taken_token : "") +
+            from + " WHERE " + q.name + " = $1 AND " + q.lock_until + " <= " + expired_by + returning +
+            "), created AS (INSERT INTO " + q.table + " (" + q.name + ", " + q.lock_until + ", " + q.locked_at + ", " +
+            q.locked_by + token + ") SELECT $1, " + until + ", " + now + ", " + owner +
+            (o.fencing ? (epoch ? ", e.epoch + 1" : ", 1") : "") + from +
             " WHERE NOT EXISTS (SELECT 1 FROM taken) ON CONFLICT (" + q.name + ") DO NOTHING" + returning +
             ") SELECT * FROM taken UNION ALL SELECT * FROM created";
         if (o.db_time) return {sql, {slot::name, slot::at_most_ms, slot::owner}};
@@ -144,7 +156,7 @@ public:
         const auto starts = [&](const char* prefix) { return type.rfind(prefix, 0) == 0; };
         return {starts("character") || type == "text",
                 starts("timestamp") && type.find("without time zone") != std::string::npos,
-                type == "bigint" || type == "integer" || type == "smallint"};
+                type == "bigint" || type == "integer" || type == "smallint", type == "bigint"};
     }
 
     bool column_names_ignore_case() const override { return false; }

@@ -84,11 +84,15 @@ storage_error postgres_error(postgres_failure kind, std::string message, const s
     const std::string prefix = "PostgreSQL " + shown + ": ";
     switch (kind) {
     case postgres_failure::refused: {
-        const auto category = category_of_state(sqlstate);
-        const auto advice = advice_of_state(sqlstate, category, sent);
+        // A WAL function on a standby: the same as a write refused there (the timeline epoch of
+        // the acquire asks pg_current_wal_lsn(), which a standby refuses before any write).
+        const std::string state =
+            sqlstate == "55000" && message.find("recovery is in progress") != std::string::npos ? read_only_state : sqlstate;
+        const auto category = category_of_state(state);
+        const auto advice = advice_of_state(state, category, sent);
         return storage_error(category, advice,
                              prefix + message + (sqlstate.empty() ? "" : " [SQLSTATE " + sqlstate + "]") +
-                                 topology_hint(sqlstate) + doubt_clause(advice));
+                                 topology_hint(state) + doubt_clause(advice));
     }
     case postgres_failure::connection:
         return connection_error(message, prefix, sent);

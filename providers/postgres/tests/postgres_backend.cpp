@@ -42,7 +42,7 @@ std::unique_ptr<backend> make_backend() {
     std::unique_ptr<backend> blocking = std::make_unique<sql_server_backend<providers::postgres_options>>(
         "postgres", server::uri(),
         [](const providers::postgres_options& o, const shedlock::clock& c) { return providers::make_postgres_lock_provider(o, c); },
-        shedlock_ddl());
+        shedlock_ddl(), /*tokens_from_one=*/false);
 #if SHEDLOCK_TEST_ASYNC_DRIVER
     // The asynchronous runs (SHEDLOCK_CONFORMANCE_INTERFACE) on the non-blocking driver.
     const auto connect_to = providers::postgres_options::from_uri(parse_provider_uri(server::uri()));

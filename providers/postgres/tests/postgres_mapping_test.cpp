@@ -66,7 +66,7 @@ TEST_CASE("postgres: mapped names mean what they mean unquoted (folded), upper_c
     CHECK(mapped->supports_fencing());
     auto held = mapped->try_lock({"mapped", std::chrono::minutes{1}});
     REQUIRE(held);
-    CHECK(held->fencing_token() == 1);
+    CHECK(held->fencing_token() == test_server::first_token());
     held->unlock();
     test_server::exec("DROP TABLE " + folded);
 
@@ -102,4 +102,22 @@ TEST_CASE("postgres: a lock table whose times are timestamptz, or a mapped syste
         }
     }
     test_server::exec("DROP TABLE " + table);
+}
+
+TEST_CASE("postgres: an INTEGER fencing column counts from 1 (no timeline epoch, which needs 64 bits)", "[postgres][mapping]") {
+    // A narrower column cannot hold the timeline in bits 40-63: its tokens stay a plain counter
+    // (they may repeat across a failover; docs/lock-semantics.md) instead of overflowing.
+    const std::string narrow = "narrow_fence_" + pid_suffix();
+    test_server::exec("DROP TABLE IF EXISTS " + narrow);
+    test_server::exec("CREATE TABLE " + narrow + " (name VARCHAR(64) PRIMARY KEY, lock_until TIMESTAMP NOT NULL, "
+                      "locked_at TIMESTAMP NOT NULL, locked_by VARCHAR(255) NOT NULL, fencing_token INTEGER NOT NULL DEFAULT 0)");
+    auto provider = open_with("table=" + narrow);
+    REQUIRE(provider->supports_fencing());
+    for (std::int64_t expected = 1; expected <= 2; ++expected) {
+        auto held = provider->try_lock({"narrow", std::chrono::minutes{1}});
+        REQUIRE(held);
+        CHECK(held->fencing_token() == expected);
+        held->unlock();
+    }
+    test_server::exec("DROP TABLE " + narrow);
 }

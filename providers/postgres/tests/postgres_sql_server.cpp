@@ -70,6 +70,7 @@ context make_backend() {
                        "\"shedlock; drop table x\" is not a plain identifier"},
                       {"mysql://u:s3cret@h/db", "accepts postgresql:, postgres:"}},
                      check_async_unlock},
+            .first_token = server::first_token,
         },
         backend_functions<postgres_options, postgres_run_options>{.lock_provider = make_postgres_lock_provider,
                                                                   .run_store = make_postgres_run_store,

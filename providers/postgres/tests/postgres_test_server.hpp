@@ -7,6 +7,7 @@
 
 #include <pqxx/pqxx>
 
+#include <cstdint>
 #include <string>
 
 namespace shedlock::test::postgres_server {
@@ -21,6 +22,17 @@ inline void exec(const std::string& sql) {
     pqxx::connection c("host=" + o.host + " port=" + std::to_string(o.port) + " dbname=" + o.database +
                        " user=" + o.user + " password=" + o.password.value_or(""));
     pqxx::nontransaction(c).exec(sql);
+}
+
+/// A new lock's first fencing token on this server with a BIGINT fencing column: the WAL
+/// timeline in bits 40-63, plus 1 (postgres_dialect.cpp, timeline_epoch).
+inline std::int64_t first_token() {
+    const auto o = providers::postgres_options::from_uri(parse_provider_uri(uri()));
+    pqxx::connection c("host=" + o.host + " port=" + std::to_string(o.port) + " dbname=" + o.database +
+                       " user=" + o.user + " password=" + o.password.value_or(""));
+    return pqxx::nontransaction(c)
+        .exec1("SELECT ((('x' || left(pg_walfile_name(pg_current_wal_lsn()), 8))::bit(32)::bigint << 40) + 1)")[0]
+        .as<std::int64_t>();
 }
 
 }  // namespace shedlock::test::postgres_server

@@ -101,8 +101,9 @@ std::vector<described_column> described_columns(const sql_result& result) {
     return columns;
 }
 
-bool check_lock_columns(const sql_dialect& dialect, const lock_table& table, const std::vector<described_column>& columns) {
-    bool fencing = false;
+lock_columns_verdict check_lock_columns(const sql_dialect& dialect, const lock_table& table,
+                                        const std::vector<described_column>& columns) {
+    lock_columns_verdict verdict;
     for (const auto& role : roles_of(dialect, table)) {
         const described_column* column = find_column(columns, role.column, dialect.column_names_ignore_case());
         if (column == nullptr) {
@@ -112,9 +113,12 @@ bool check_lock_columns(const sql_dialect& dialect, const lock_table& table, con
                       ":COLUMN (upper_case=true for a table created with quoted upper-case names), or add the column");
         }
         check_role(dialect, table, role, *column);
-        if (role.kind == column_kind::integer) fencing = true;
+        if (role.kind == column_kind::integer) {
+            verdict.fencing = true;
+            verdict.wide_fencing = dialect.kinds_of(column->type).integer_64;
+        }
     }
-    return fencing;
+    return verdict;
 }
 
 }  // namespace shedlock::providers::sql

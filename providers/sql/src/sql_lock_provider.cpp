@@ -62,7 +62,9 @@ void sql_lock_provider::check_schema() {
         create_schema(pool_, {schema_sql()});
         columns = describe_table();
     }
-    fencing_ = check_lock_columns(*dialect_, table_, columns);
+    const auto verdict = check_lock_columns(*dialect_, table_, columns);
+    fencing_ = verdict.fencing;
+    wide_fencing_ = verdict.wide_fencing;
 }
 
 std::optional<lease> sql_lock_provider::do_try_lock(const lock_configuration& config, const std::string& owner) {

@@ -94,6 +94,9 @@ struct column_kinds {
     bool text = false;     ///< a lock name or holder: character or byte strings
     bool time = false;     ///< lock_until, locked_at: as the dialect's statements write times
     bool integer = false;  ///< fencing_token
+    /// A 64-bit integer: room for an epoch in a token's high bits (PostgreSQL's tokens that
+    /// never repeat across a failover). Dialects that do not use it leave it false.
+    bool integer_64 = false;
 };
 
 /// One user column of the lock table as the catalog describes it (system columns such as
@@ -139,6 +142,10 @@ struct statement_options {
     /// Unlock only: the release may set lock_until past its stored value (the handle's minimum
     /// hold outlasts its lease). Without it the release is capped at the stored lock_until.
     bool hold_past_lease = false;
+    /// The fencing column holds 64 bits (column_kinds::integer_64): a dialect may put an epoch in
+    /// the token's high bits (PostgreSQL: the WAL timeline, so a promoted replica never hands
+    /// out a token its old primary did).
+    bool wide_fencing = false;
 };
 
 /// A database's SQL, in three sets: the lock statements (every dialect: the pure virtuals below,

@@ -70,19 +70,20 @@ private:
     std::optional<lease> do_extend(const lease& held, std::chrono::milliseconds at_most,
                                    std::chrono::milliseconds minimum_hold) override;
 
-    /// Describes the table and judges its columns (check_lock_columns); sets fencing_.
+    /// Describes the table and judges its columns (check_lock_columns); sets fencing_ and wide_fencing_.
     void check_schema();
     /// What a missing table may also mean: the table or its columns go by other names.
     std::string missing_table_hint() const;
     /// The table's user columns; empty when there is no such table.
     std::vector<described_column> describe_table();
-    statement_options statement_options_() const { return {fencing_, options_.use_db_time}; }
+    statement_options statement_options_() const { return {fencing_, options_.use_db_time, false, wide_fencing_}; }
 
     std::unique_ptr<sql_dialect> dialect_;
     sql_lock_options options_;
     lock_table table_;
     shared_pool pool_;
     bool fencing_ = true;
+    bool wide_fencing_ = false;  // the fencing column holds 64 bits (statement_options::wide_fencing)
     statement acquire_, unlock_, extend_;
     statement unlock_past_lease_;  ///< the uncapped release, for a minimum hold that outlasts its lease
 };
