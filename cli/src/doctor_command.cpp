@@ -106,7 +106,7 @@ int doctor_command(const doctor_options& o) {
         opened = open_provider(o.provider);
     } catch (const storage_error& e) {
         r.fail(std::string("connect: ") + e.what());
-        return e.category() == storage_category::missing_schema ? exit_config : exit_unavailable;
+        return exit_for_storage(e.category());
     }
     r.ok("connect: " + opened.display);
     if (const std::string table = inspect(*opened.provider).record_table(); !table.empty())

@@ -2,6 +2,10 @@
 // Exit statuses of the shedlock command (documented in docs/crontab.md and `shedlock run --help`).
 // They follow sysexits.h so crontab wrappers and monitoring can tell the cases apart.
 
+#include <shedlock/error.hpp>
+
+#include <optional>
+
 namespace shedlock::cli {
 
 inline constexpr int exit_ok = 0;
@@ -20,5 +24,18 @@ inline constexpr int exit_done = 79;
 inline constexpr int exit_unrecorded = 80;
 inline constexpr int exit_timeout = 124;     ///< the command ran past --timeout and was stopped (as GNU timeout)
 inline constexpr int exit_signal_base = 128; ///< the command was killed by signal N: 128 + N
+
+/// Whether a storage failure is the setup's, which no retry mends: a missing table, or a
+/// statement the backend refused (category other or invalid_data, such as a pooler's clash of
+/// prepared statements or a DateStyle it cannot read). Everything else is an outage.
+inline bool storage_failure_is_config(std::optional<storage_category> category) {
+    return category == storage_category::missing_schema || category == storage_category::other ||
+           category == storage_category::invalid_data;
+}
+
+/// The exit status of a storage failure: exit_config or exit_unavailable (by the rule above).
+inline int exit_for_storage(std::optional<storage_category> category) {
+    return storage_failure_is_config(category) ? exit_config : exit_unavailable;
+}
 
 }  // namespace shedlock::cli

@@ -280,9 +280,9 @@ int main(int argc, char** argv) {
         return exit_config;
     } catch (const shedlock::storage_error& e) {
         log(log_level::error, e.what());
-        // A missing table is a setup mistake, not an outage: a crontab line that maps
-        // "unavailable" to 0 must not hide it.
-        return e.category() == shedlock::storage_category::missing_schema ? exit_config : exit_unavailable;
+        // A missing table or a refused statement is a setup mistake, not an outage: a crontab
+        // line that maps "unavailable" to 0 must not hide it.
+        return exit_for_storage(e.category());
     } catch (const std::exception& e) {
         log(log_level::error, e.what());
         return exit_internal;

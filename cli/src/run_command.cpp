@@ -129,14 +129,11 @@ void require(const run_plan& p, const run_options& o) {
 
 /// A statement the backend refused (a server error that is neither "unreachable" nor "try again",
 /// such as a clash of prepared statements behind a pooler) is no outage: it says "refused" and
-/// exits 78, as other configuration problems do. Everything else is --unavailable-exit.
-bool refused_statement(std::optional<storage_category> category) {
-    return category == storage_category::other || category == storage_category::invalid_data;
-}
-
+/// exits 78, as other configuration problems do (storage_failure_is_config, the rule of every
+/// subcommand). Everything else is --unavailable-exit.
 int report_backend_failure(const std::string& what, std::optional<storage_category> category,
                            const std::string& message, const run_options& o) {
-    if (refused_statement(category)) {
+    if (storage_failure_is_config(category)) {
         log(log_level::error, what + " refused the statement: " + message);
         return exit_config;
     }

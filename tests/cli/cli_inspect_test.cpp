@@ -232,3 +232,19 @@ TEST_CASE("cli: a missing SQL table's error names the URI option create_schema=t
         }
     }
 }
+
+TEST_CASE("cli: a connection the backend refuses for good exits 78 in every subcommand, not 69", "[cli]") {
+    // Regression: locks, doctor, schema apply (main.cpp and doctor's own mapping) said 69
+    // "unavailable" for what run already called a configuration problem: here PgBouncer's
+    // refusal of libpq's options under pooler=none, which no retry mends.
+    const std::string uri = required_env("SHEDLOCK_TEST_PGBOUNCER_TRANSACTION_URI", "providers/postgres/server.sh") +
+                            "?table=cli_refused&pooler=none";
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"locks", "-p", uri}, {"doctor", "-p", uri}, {"schema", "apply", "-p", uri},
+             {"run", "-p", uri, "-n", "refused", "--at-most", "PT1M", "--", "true"}}) {
+        INFO(args.front());
+        const auto r = run_cli(args);
+        CHECK(r.status == 78);
+        CHECK_THAT(r.out + r.err, Contains("unsupported startup parameter") && Contains("pooler=auto"));
+    }
+}

@@ -55,9 +55,11 @@ std::string postgres_conninfo(const postgres_options& o, bool with_options) {
     std::string info = "host=" + quoted(o.host) + " port=" + std::to_string(o.port) + " dbname=" + quoted(o.database) +
                        " user=" + quoted(o.user) + " connect_timeout=" + std::to_string(seconds < 1 ? 1 : seconds) +
                        " application_name='shedlock-cpp'" + tcp_liveness(o);
-    // PgBouncer refuses `options` (postgres_options::pooler).
-    if (with_options)
-        info += " options=" + quoted("-c DateStyle=ISO -c statement_timeout=" + std::to_string(o.statement_timeout.count()));
+    // PgBouncer refuses `options` (postgres_options::pooler). Without ours, an empty value: libpq
+    // would otherwise send PGOPTIONS from the environment, which the pooler refuses the same way.
+    info += " options=" +
+            (with_options ? quoted("-c DateStyle=ISO -c statement_timeout=" + std::to_string(o.statement_timeout.count()))
+                          : std::string("''"));
     if (o.password) info += " password=" + quoted(*o.password);
     const std::pair<const char*, const std::string*> tls[] = {
         {"sslmode", &o.tls.mode}, {"sslrootcert", &o.tls.ca_file}, {"sslcert", &o.tls.cert_file}, {"sslkey", &o.tls.key_file}};
@@ -93,11 +95,15 @@ postgres_connection::postgres_connection(const postgres_options& options)
     if (options.pooler == postgres_options::pooler_kind::none) return;
     sql::sql_result probe;
     try {
-        probe = rows_of(run_before_deadline(pooler_probe_sql, {}));
-    } catch (const storage_error&) {
-        throw;
-    } catch (const std::exception& e) {
-        throw_postgres_error(e, shown_, true);
+        try {
+            probe = rows_of(run_before_deadline(pooler_probe_sql, {}));
+        } catch (const storage_error&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw_postgres_error(e, shown_, true);
+        }
+    } catch (const storage_error& e) {
+        throw probe_failure(e, shown_);
     }
     unnamed_statements_ = pooled_after_probe(options, options_sent, connection_->backendpid(), probe, shown_);
 }

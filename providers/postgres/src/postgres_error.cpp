@@ -68,8 +68,9 @@ storage_error connection_error(const std::string& message, const std::string& pr
                                        : "; check the user and password";
     if (category == storage_category::unavailable) hint = "; is the server running and reachable?";
     if (refused_by_pooler(message))
-        hint = "; a connection pooler (PgBouncer) refused libpq's options: use pooler=auto (the default) or "
-               "pooler=pgbouncer in the URI";
+        hint = "; a connection pooler (PgBouncer) refused a startup parameter. Under pooler=none: use pooler=auto "
+               "(the default) or pooler=pgbouncer, which send no libpq options; under those, the pooler refuses "
+               "another parameter (its log names it)";
     const auto advice = category != storage_category::unavailable ? retry_advice::permanent
                         : sent                                     ? retry_advice::in_doubt
                                                                    : retry_advice::safe;

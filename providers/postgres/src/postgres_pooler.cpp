@@ -1,6 +1,7 @@
 #include "postgres_pooler.hpp"
 
 #include <charconv>
+#include <cstdlib>
 
 namespace shedlock::providers::detail {
 namespace {
@@ -26,6 +27,21 @@ storage_error unreadable_probe(const std::string& shown) {
                              "skips the probe)");
 }
 
+/// The session's DateStyle is not ISO: the fix depends on where it came from.
+storage_error not_iso(const postgres_options& options, const std::string& date_style, bool pooled,
+                      const std::string& shown) {
+    const char* from_environment = std::getenv("PGDATESTYLE");
+    const std::string fix =
+        from_environment ? "unset PGDATESTYLE in this process's environment (libpq sends it to the server)"
+        : pooled ? "run ALTER ROLE " + identifier(options.user) +
+                       " SET DateStyle = 'ISO, MDY' (or ALTER DATABASE) on the server, then have the pooler open new "
+                       "server connections (PgBouncer: RECONNECT on its console, or a restart)"
+                 : "run ALTER ROLE " + identifier(options.user) + " SET DateStyle = 'ISO, MDY' on the server";
+    return storage_error(storage_category::other, retry_advice::permanent,
+                         "PostgreSQL " + shown + ": the session's DateStyle is \"" + date_style +
+                             "\" and times are read back in ISO; nothing was written. Fix: " + fix);
+}
+
 }  // namespace
 
 const char* const pooler_probe_sql = "SELECT pg_backend_pid(), current_setting('DateStyle')";
@@ -45,12 +61,18 @@ bool pooled_after_probe(const postgres_options& options, bool options_sent, int 
     if (read.ec != std::errc() || read.ptr != pid_text.data() + pid_text.size() || date_style.empty())
         throw unreadable_probe(shown);
     const bool pooled = options.pooler == pooler_kind::pgbouncer || !options_sent || server_pid != reported_pid;
-    if (pooled && date_style.rfind("ISO", 0) != 0)
-        throw storage_error(storage_category::other, retry_advice::permanent,
-                            "PostgreSQL " + shown + ": behind a pooler the server's DateStyle applies, and it is \"" +
-                                date_style + "\"; times are read back in ISO: run ALTER ROLE " + identifier(options.user) +
-                                " SET DateStyle = 'ISO, MDY' (or ALTER DATABASE) on the server");
+    // Checked on every connection, pooled or not: libpq sends PGDATESTYLE from the environment as
+    // a startup parameter, which outranks the DateStyle in `options`.
+    if (date_style.rfind("ISO,", 0) != 0 && date_style != "ISO") throw not_iso(options, date_style, pooled, shown);
     return pooled;
+}
+
+storage_error probe_failure(const storage_error& failure, const std::string& shown) {
+    if (failure.advice() != retry_advice::in_doubt) return failure;
+    return storage_error(failure.category(), retry_advice::safe,
+                         "PostgreSQL " + shown + ": the connection probe (" + pooler_probe_sql +
+                             ") got no answer; nothing was written. Is the server stopped or overloaded, or a "
+                             "pooler's pool full (PgBouncer: pool_size, query_wait_timeout)?");
 }
 
 }  // namespace shedlock::providers::detail

@@ -25,10 +25,15 @@ extern const char* const pooler_probe_sql;
 
 /// Whether the connection is pooled, from the probe's row: behind a pooler the PID the
 /// connection was given at startup (`reported_pid`, the cancel key PgBouncer makes up) is not the
-/// server's, and nothing of `options` can be trusted to have arrived. A pooled connection needs
-/// the server's DateStyle to be ISO (times are read back as text): a storage_error (other,
-/// permanent) naming the setting and the ALTER ROLE that fixes it otherwise.
+/// server's, and nothing of `options` can be trusted to have arrived. Every probed connection
+/// needs an ISO DateStyle (times are read back as text; behind a pooler the server's applies, and
+/// libpq's PGDATESTYLE outranks `options`): a storage_error (other, permanent) naming the
+/// setting and its fix otherwise, before any statement of the provider ran.
 bool pooled_after_probe(const postgres_options& options, bool options_sent, int reported_pid,
                         const sql::sql_result& probe, const std::string& shown);
+
+/// `failure` of the probe as the connect's error: the probe writes nothing, so a lost answer is
+/// safe to retry, not in doubt (and says that a pooler's pool may be full).
+storage_error probe_failure(const storage_error& failure, const std::string& shown);
 
 }  // namespace shedlock::providers::detail

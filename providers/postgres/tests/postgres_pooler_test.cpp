@@ -9,11 +9,13 @@
 #include "test_env.hpp"
 
 #include <shedlock/error.hpp>
+#include <shedlock/lock_inspector.hpp>
 #include <shedlock/providers/postgres_lock_provider.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -157,12 +159,42 @@ TEST_CASE("postgres pooler: the probe tells a pooled connection by its PID and d
         CHECK(e.category() == storage_category::other);
         CHECK_THAT(e.what(), Contains("\"German, DMY\"") && Contains("ALTER ROLE \"odd\"\"user\" SET DateStyle = 'ISO, MDY'"));
     }
+    o.pooler = postgres_options::pooler_kind::auto_detect;
+    for (const char* style : {"German, DMY", "ISOX", "SQL, ISO"}) {
+        INFO(style);
+        CHECK_THROWS_AS(pooled_after_probe(o, true, 42, probe("42", style), "shown"), storage_error);  // direct too
+    }
     try {
         (void)pooled_after_probe(o, false, 7, probe("4x2", "ISO"), "shown");
         FAIL("an unreadable PID passed");
     } catch (const storage_error& e) {
         CHECK(e.category() == storage_category::invalid_data);
     }
+}
+
+TEST_CASE("postgres pooler: PGDATESTYLE in the environment is refused before anything is written", "[postgres][pooler]") {
+    // libpq sends PGDATESTYLE as a startup parameter, which outranks the DateStyle in `options`:
+    // the times read back were German, the acquisition already committed (a lock held for its
+    // whole lease by a run that then failed). The probe now refuses the connection first.
+    const std::string direct = test::required_env("SHEDLOCK_TEST_POSTGRES_URI", "providers/postgres/server.sh");
+    const auto o = postgres_options::from_uri(parse_provider_uri(direct + "?create_schema=true&table=pooler_datestyle"));
+    (void)providers::make_postgres_lock_provider(o);  // the table, created with ISO times
+    ::setenv("PGDATESTYLE", "German", 1);
+    const auto e = connect_error(o);
+    ::unsetenv("PGDATESTYLE");
+    CHECK(e.category() == storage_category::other);
+    CHECK_THAT(e.what(), Contains("\"German, DMY\"") && Contains("unset PGDATESTYLE") && Contains("nothing was written"));
+    auto provider = providers::make_postgres_lock_provider(o);
+    CHECK(inspect(*provider).list_locks().empty());
+}
+
+TEST_CASE("postgres pooler: PGOPTIONS in the environment does not reach a pooler", "[postgres][pooler]") {
+    // Without our options the connection string said nothing of options, and libpq sent
+    // PGOPTIONS instead: PgBouncer refused it ("unsupported startup parameter: options").
+    ::setenv("PGOPTIONS", "-c search_path=public", 1);
+    const int cycles = lock_cycles(options_of(pooled_uri("SHEDLOCK_TEST_PGBOUNCER_TRANSACTION_URI")), 1, 2);
+    ::unsetenv("PGOPTIONS");
+    CHECK(cycles == 2);
 }
 
 TEST_CASE("postgres pooler: a bad pooler= value names it and the choices", "[postgres][pooler][unit]") {

@@ -121,7 +121,7 @@ private:
         run_postgres_statement(session, pooler_probe_sql, {},
                                [self = shared_from_this(), session](std::exception_ptr error, sql::sql_result probe) {
                                    if (self->finished_) return;
-                                   if (error) return self->fail_with(error);
+                                   if (error) return self->fail_probe(error);
                                    try {
                                        session->unnamed_statements =
                                            pooled_after_probe(self->options_, self->options_sent_,
@@ -131,6 +131,16 @@ private:
                                    }
                                    self->hand_out(session);
                                });
+    }
+
+    void fail_probe(std::exception_ptr error) {
+        try {
+            std::rethrow_exception(error);
+        } catch (const storage_error& e) {
+            return fail(probe_failure(e, shown_));
+        } catch (...) {
+            return fail_with(std::current_exception());
+        }
     }
 
     void hand_out(std::shared_ptr<postgres_session> session) {
