@@ -92,6 +92,7 @@ postgres_connection::postgres_connection(const postgres_options& options)
     } catch (const std::exception& e) {
         throw_postgres_error(e, shown_, false);
     }
+    watch_ = std::make_unique<synchronous_wait_watch>(*connection_);
     if (options.pooler == postgres_options::pooler_kind::none) return;
     sql::sql_result probe;
     try {
@@ -106,6 +107,11 @@ postgres_connection::postgres_connection(const postgres_options& options)
         throw probe_failure(e, shown_);
     }
     unnamed_statements_ = pooled_after_probe(options, options_sent, connection_->backendpid(), probe, shown_);
+}
+
+bool synchronous_wait_watch::operator()(const char message[]) noexcept {
+    if (cancels_synchronous_wait(message)) canceled = true;
+    return true;  // the notice goes on to libpqxx's own handling, as before
 }
 
 const std::string& postgres_connection::prepared_name(const std::string& sql) {
@@ -123,9 +129,15 @@ pqxx::result postgres_connection::run_before_deadline(const std::string& sql, co
     try {
         pqxx::nontransaction autocommit(*connection_);
         // Parameterless statements (DDL, probes, listing) run unprepared: they run rarely.
-        if (values.empty()) return autocommit.exec(sql);
-        if (unnamed_statements_) return autocommit.exec_params(sql, pqxx::prepare::make_dynamic_params(values));
-        return autocommit.exec_prepared(prepared_name(sql), pqxx::prepare::make_dynamic_params(values));
+        if (watch_) watch_->canceled = false;
+        pqxx::result result = values.empty()        ? autocommit.exec(sql)
+                              : unnamed_statements_ ? autocommit.exec_params(sql, pqxx::prepare::make_dynamic_params(values))
+                                                    : autocommit.exec_prepared(prepared_name(sql),
+                                                                               pqxx::prepare::make_dynamic_params(values));
+        if (watch_ && watch_->canceled) throw unconfirmed_commit(shown_);
+        return result;
+    } catch (const storage_error&) {
+        throw;
     } catch (const std::exception&) {
         if (!deadline.expired()) throw;
         throw postgres_no_answer(shown_, answer_within_);

@@ -6,6 +6,7 @@
 #include <shedlock/providers/postgres_lock_provider.hpp>
 
 #include <pqxx/connection>
+#include <pqxx/errorhandler>
 #include <pqxx/result>
 
 #include <map>
@@ -20,6 +21,15 @@ namespace shedlock::providers::detail {
 /// `sent`: the failure came after a statement went to the server, so a lost connection leaves it
 /// in doubt; before that (connecting) it is safe to retry (storage_error::advice).
 [[noreturn]] void throw_postgres_error(const std::exception& e, const std::string& shown, bool sent);
+
+/// Marks when a server notice says a commit stopped waiting for the synchronous standby
+/// (cancels_synchronous_wait): the statement then fails in doubt instead of succeeding.
+class synchronous_wait_watch final : public pqxx::errorhandler {
+public:
+    explicit synchronous_wait_watch(pqxx::connection_base& connection) : pqxx::errorhandler(connection) {}
+    bool operator()(const char message[]) noexcept override;
+    bool canceled = false;
+};
 
 class postgres_connection final : public sql::sql_connection {
 public:
@@ -41,6 +51,7 @@ private:
     std::string shown_;
     std::chrono::milliseconds answer_within_;  // the server's statement_timeout plus a round trip's worth
     std::unique_ptr<pqxx::connection> connection_;
+    std::unique_ptr<synchronous_wait_watch> watch_;  // after connection_: unregisters from it first
     std::map<std::string, std::string, std::less<>> prepared_;  // sql text -> statement name
     bool unnamed_statements_ = false;  // behind a pooler: Parse/Bind/Execute of an unnamed statement each time
 };

@@ -1,5 +1,7 @@
 #include "postgres_error.hpp"
 
+#include <cstring>
+
 namespace shedlock::providers::detail {
 namespace {
 
@@ -105,6 +107,18 @@ storage_error postgres_error(postgres_failure kind, std::string message, const s
         break;
     }
     return storage_error(storage_category::other, retry_advice::permanent, prefix + message);
+}
+
+bool cancels_synchronous_wait(const char* notice) {
+    return notice && std::strstr(notice, "canceling wait for synchronous replication") != nullptr;
+}
+
+storage_error unconfirmed_commit(const std::string& shown) {
+    return storage_error(storage_category::unavailable, retry_advice::in_doubt,
+                         "PostgreSQL " + shown +
+                             ": the server committed the statement but stopped waiting for the synchronous standby "
+                             "(statement_timeout); the standby may not have it, and a failover would lose it, so it "
+                             "is not taken as done. Is the standby down or lagging? " + may_have_been_applied);
 }
 
 storage_error postgres_no_answer(const std::string& shown, std::chrono::milliseconds within) {

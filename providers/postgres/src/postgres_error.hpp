@@ -26,6 +26,15 @@ storage_error postgres_error(postgres_failure kind, std::string message, const s
 
 /// The server did not answer within `within` (statement_timeout + connect_timeout) and the
 /// connection was closed: unavailable, in doubt.
+/// Whether a server notice says a commit stopped waiting for the synchronous standby (its wait
+/// canceled by statement_timeout or a cancel request): the server committed locally and answers
+/// success, but the standby may not have the commit, and a failover then would lose it.
+bool cancels_synchronous_wait(const char* notice);
+
+/// The statement's error when that happened: unavailable and in doubt (the commit exists on the
+/// primary alone), so an acquisition is never reported held.
+storage_error unconfirmed_commit(const std::string& shown);
+
 storage_error postgres_no_answer(const std::string& shown, std::chrono::milliseconds within);
 
 /// "1.5 s": a duration for messages.

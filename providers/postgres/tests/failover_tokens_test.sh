@@ -12,11 +12,17 @@
 #      counter) they repeat: printed, not failed (docs/lock-semantics.md says so).
 # It prints what it measured (tokens; whether the held lock was taken again: asynchronous
 # replication loses acquisitions) and exits non-zero when a BIGINT token repeats.
+# With `sync` (synchronous_standby_names='*', synchronous_commit=remote_apply) it checks instead
+# that an acquisition the standby did not confirm is never reported held (the server commits
+# locally when statement_timeout cancels the wait, and says so only in a WARNING), and that a lock
+# held before the failover is still held on the promoted replica (no overlap).
 #
-#   failover_tokens_test.sh SHEDLOCK_CLI DELAY_PROXY
+#   failover_tokens_test.sh SHEDLOCK_CLI DELAY_PROXY [async|sync]
 set -euo pipefail
 shedlock="${1:?usage: failover_tokens_test.sh SHEDLOCK_CLI DELAY_PROXY}"
 relay_bin="${2:?usage: failover_tokens_test.sh SHEDLOCK_CLI DELAY_PROXY}"
+mode="${3:-async}"
+case "$mode" in async|sync) ;; *) echo "failover_tokens_test.sh: mode \"$mode\" is not async or sync" >&2; exit 64;; esac
 here="$(cd "$(dirname "$0")/.." && pwd)"
 bindir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
 as_user=()
@@ -67,6 +73,68 @@ for _ in $(seq 1 100); do "$bindir/pg_isready" -q -h 127.0.0.1 -p "$replica_port
 psql_at "$primary_port" "CREATE TABLE narrow_locks (name VARCHAR(64) PRIMARY KEY, lock_until TIMESTAMP NOT NULL,
   locked_at TIMESTAMP NOT NULL, locked_by VARCHAR(255) NOT NULL, fencing_token INTEGER NOT NULL DEFAULT 0)" >/dev/null
 
+freeze_relay() {
+  kill -STOP "$relay_pid"
+  # kill() returns before the stop lands: wait until the relay is stopped (state T), or a chunk
+  # forwarded after the kill would reach the replica.
+  for _ in $(seq 1 1000); do [ "$(awk '{print $3}' "/proc/$relay_pid/stat")" = T ] && break; sleep 0.01; done
+}
+
+fail_over() {
+  # The relay dies with what it holds (the WAL the primary sent into its socket buffers stays
+  # unforwarded), as a network that fails together with the primary's host.
+  kill -KILL "$(cat "$work/primary/pid")"
+  kill -KILL "$relay_pid"
+  relay_pid=""
+  "${as_user[@]}" "$bindir/pg_ctl" promote -w -D "$work/replica" >/dev/null
+  [ "$(psql_at "$replica_port" "SELECT pg_is_in_recovery()")" = f ] || { echo "the replica was not promoted"; exit 1; }
+}
+
+if [ "$mode" = sync ]; then
+  psql_at "$primary_port" "ALTER SYSTEM SET synchronous_standby_names = '*'" >/dev/null
+  psql_at "$primary_port" "ALTER SYSTEM SET synchronous_commit = 'remote_apply'" >/dev/null
+  psql_at "$primary_port" "SELECT pg_reload_conf()" >/dev/null
+  for _ in $(seq 1 100); do
+    [ "$(psql_at "$primary_port" "SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'")" = 1 ] && break
+    sleep 0.1
+  done
+  first="$(token "$primary_port" wide_locks job)"
+  held="$(token "$primary_port" wide_locks held --at-least PT10M)"
+  freeze_relay
+  status=0
+  # (a) The commit waits for the standby; an operator's cancel (or a pooler's query_timeout)
+  # ends the wait: the server answers success with a WARNING. Never "held".
+  token "$primary_port" wide_locks canceled >"$work/canceled.out" 2>"$work/canceled.err" &
+  acquire=$!
+  for _ in $(seq 1 100); do
+    [ "$(psql_at "$primary_port" "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")" -ge 1 ] && break
+    sleep 0.05
+  done
+  psql_at "$primary_port" "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE wait_event = 'SyncRep'" >/dev/null
+  if wait "$acquire"; then
+    echo "FAIL: an acquisition whose wait for the standby was canceled was reported held (token $(cat "$work/canceled.out"))"
+    status=1
+  fi
+  grep -q "stopped waiting for the synchronous standby" "$work/canceled.err" ||
+    { echo "FAIL: the canceled acquisition did not say why:"; cat "$work/canceled.err"; status=1; }
+  # (b) Nobody cancels: the client's deadline ends the wait. Never "held" either.
+  if unconfirmed="$(token "$primary_port" wide_locks job 2>"$work/unconfirmed.err")"; then
+    echo "FAIL: an acquisition the standby never confirmed was reported held (token $unconfirmed)"
+    status=1
+  fi
+  fail_over
+  after="$(token "$replica_port" wide_locks job)"
+  retaken="no"
+  if token "$replica_port" wide_locks held >/dev/null 2>&1; then retaken="yes"; status=1; fi
+  echo "synchronous replication (remote_apply), standby cut off, primary killed, replica promoted:"
+  echo "  tokens: old primary $first (held lock: $held); new primary $after"
+  echo "  unconfirmed acquisitions (wait canceled; wait past the client's deadline) reported held: no"
+  echo "  the lock held on the old primary taken again on the new one: $retaken"
+  [ "$after" -gt "$first" ] && [ "$after" -gt "$held" ] || { echo "FAIL: token $after is not above $first and $held"; status=1; }
+  [ "$status" -eq 0 ] && echo "PASS: nothing unconfirmed was held, no overlap, tokens rising"
+  exit "$status"
+fi
+
 # 1. Replicated.
 wide=("$(token "$primary_port" wide_locks job)"); narrow=("$(token "$primary_port" narrow_locks job)")
 # The insert position: the release commits asynchronously, so its record may not be written yet.
@@ -77,10 +145,7 @@ for _ in $(seq 1 100); do
 done
 
 # 2. The WAL held back: acquisitions the replica never sees, and a lock left held (--at-least).
-kill -STOP "$relay_pid"
-# kill() returns before the stop lands: wait until the relay is stopped (state T), or a chunk
-# forwarded after the kill would reach the replica.
-for _ in $(seq 1 1000); do [ "$(awk '{print $3}' "/proc/$relay_pid/stat")" = T ] && break; sleep 0.01; done
+freeze_relay
 for _ in 1 2 3; do
   wide+=("$(token "$primary_port" wide_locks job)")
   narrow+=("$(token "$primary_port" narrow_locks job)")
@@ -88,13 +153,7 @@ done
 held="$(token "$primary_port" wide_locks held --at-least PT10M)"
 
 # 3. Failover.
-# The relay dies with what it holds (the WAL the primary sent into its socket buffers stays
-# unforwarded), as a network that fails together with the primary's host.
-kill -KILL "$(cat "$work/primary/pid")"
-kill -KILL "$relay_pid"
-relay_pid=""
-"${as_user[@]}" "$bindir/pg_ctl" promote -w -D "$work/replica" >/dev/null
-[ "$(psql_at "$replica_port" "SELECT pg_is_in_recovery()")" = f ] || { echo "the replica was not promoted"; exit 1; }
+fail_over
 
 # 4. The new primary.
 after_wide="$(token "$replica_port" wide_locks job)"

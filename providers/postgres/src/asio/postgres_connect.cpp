@@ -18,6 +18,12 @@ namespace {
 /// libpq's default prints notices on stderr; the blocking connection (libpqxx) drops them too.
 void drop_notice(void*, const char*) {}
 
+/// Once connected: notices are dropped, but one that says a commit stopped waiting for the
+/// synchronous standby marks the session (its statement then fails, postgres_statement.cpp).
+void note_notice(void* session, const char* message) {
+    if (cancels_synchronous_wait(message)) static_cast<postgres_session*>(session)->unconfirmed_commit = true;
+}
+
 class connect_run : public std::enable_shared_from_this<connect_run> {
 public:
     using done_type = asio::completion<std::unique_ptr<sql::async_sql_connection>>;
@@ -115,6 +121,8 @@ private:
         session->link = link_;
         session->shown = shown_;
         session->answer_within = answer_within_;
+        // The session owns the link and so the PGconn: it outlives every notice of the connection.
+        PQsetNoticeProcessor(link_->get(), note_notice, session.get());
         if (options_.pooler == postgres_options::pooler_kind::none) return hand_out(std::move(session));
         // The probe runs under the connect timer (still armed): a pooler that never answers it
         // fails the connect as a server that never answers the startup would.

@@ -33,6 +33,7 @@ public:
             self->session_->link->close();
             self->fail(std::make_exception_ptr(postgres_no_answer(self->session_->shown, self->session_->answer_within)));
         });
+        session_->unconfirmed_commit = false;
         const auto known = session_->prepared.find(sql_);
         preparing_ = !values_.empty() && !session_->unnamed_statements && known == session_->prepared.end();
         name_ = values_.empty()                ? std::string()
@@ -130,6 +131,7 @@ private:
 
     void results_done() {
         if (error_) return fail_refused();
+        if (session_->unconfirmed_commit) return fail(std::make_exception_ptr(unconfirmed_commit(session_->shown)));
         if (preparing_) {
             session_->prepared.emplace(sql_, name_);
             preparing_ = false;
