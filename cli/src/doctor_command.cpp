@@ -76,6 +76,17 @@ void check_clock(lock_provider& provider, std::chrono::milliseconds max_offset, 
     else r.ok(text);
 }
 
+/// What stands between this host and the data, and what weakens the locks there (a pooler, the
+/// server's replication); backends without anything to say print nothing.
+void check_topology(lock_provider& provider, report& r) {
+    try {
+        for (const auto& note : inspect(provider).topology())
+            note.weakens ? r.warn("topology: " + note.text) : r.ok("topology: " + note.text);
+    } catch (const storage_error& e) {
+        r.fail(std::string("topology: ") + e.what());
+    }
+}
+
 /// Stored records with times no correct writer produces (clock or time-zone trouble, or a row
 /// that cannot be read).
 void check_records(lock_provider& provider, report& r) {
@@ -113,6 +124,7 @@ int doctor_command(const doctor_options& o) {
         r.ok("table " + table + " present" +
              (opened.provider->supports_fencing() ? " with fencing_token"
                                                    : " WITHOUT fencing_token (a plain ShedLock table: fencing tokens unavailable)"));
+    check_topology(*opened.provider, r);
     check_cycle(*opened.provider, r);
     try {
         check_clock(*opened.provider, max_offset, r);

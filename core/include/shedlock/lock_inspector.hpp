@@ -27,6 +27,12 @@ struct lock_record {
     std::string unreadable;
 };
 
+/// One thing the backend's topology means for its locks (`shedlock doctor` prints each).
+struct topology_note {
+    std::string text;       ///< "pooler: PgBouncer detected ...", "2 streaming replicas, asynchronous ..."
+    bool weakens = false;   ///< a setting that weakens a lock's guarantees (doctor warns)
+};
+
 /// What operators, diagnostics and housekeeping do with a backend's lock records: list them, read
 /// the backend's clock, release or delete records. Kept apart from lock_provider so that a task
 /// that only locks never sees operator actions, and so that a backend adds inspection as one
@@ -73,6 +79,10 @@ public:
     /// The table the lock records live in ("ops.shedlock"), for operators' messages; empty for
     /// backends without tables (memory, Redis).
     virtual std::string record_table() const { return {}; }
+    /// What stands between the provider and its data, and what that means for the locks: a
+    /// pooler, the server's replication, a narrow fencing column (PostgreSQL). Asks the server;
+    /// throws storage_error. Default: nothing to say.
+    virtual std::vector<topology_note> topology() { return {}; }
 
 protected:
     lock_inspector() = default;

@@ -37,6 +37,9 @@ public:
     /// pooler=none, probes whether a pooler stands between (postgres_pooler.hpp).
     explicit postgres_connection(const postgres_options& options);
     sql::sql_result execute(const std::string& sql, const std::vector<sql::sql_param>& params) override;
+    /// The pooler the probe found (or none), the server's role, its streaming replicas and
+    /// whether they are synchronous, and statement_timeout behind a pooler (postgres_topology.cpp).
+    std::vector<topology_note> topology() override;
 
 private:
     const std::string& prepared_name(const std::string& sql);

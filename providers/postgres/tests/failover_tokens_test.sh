@@ -100,6 +100,9 @@ if [ "$mode" = sync ]; then
   done
   first="$(token "$primary_port" wide_locks job)"
   held="$(token "$primary_port" wide_locks held --at-least PT10M)"
+  "$shedlock" doctor -p "$(uri "$primary_port" wide_locks)" >"$work/doctor.out" 2>&1 || true
+  grep -q "^ok    topology: replication: 1 streaming replica(s), synchronous" "$work/doctor.out" ||
+    { echo "FAIL: doctor did not report the synchronous replica:"; cat "$work/doctor.out"; exit 1; }
   freeze_relay
   status=0
   # (a) The commit waits for the standby; an operator's cancel (or a pooler's query_timeout)
@@ -134,6 +137,12 @@ if [ "$mode" = sync ]; then
   [ "$status" -eq 0 ] && echo "PASS: nothing unconfirmed was held, no overlap, tokens rising"
   exit "$status"
 fi
+
+"$shedlock" doctor -p "$(uri "$primary_port" wide_locks)" >"$work/doctor.out" 2>&1 || true
+grep -q "^warn  topology: replication: 1 streaming replica(s), asynchronous" "$work/doctor.out" ||
+  { echo "FAIL: doctor did not warn of the asynchronous replica:"; cat "$work/doctor.out"; exit 1; }
+grep -q "^warn  topology: fencing column of \"narrow_locks\" is narrower than BIGINT" <("$shedlock" doctor -p "$(uri "$primary_port" narrow_locks)" 2>&1) ||
+  { echo "FAIL: doctor did not warn of the INTEGER fencing column"; exit 1; }
 
 # 1. Replicated.
 wide=("$(token "$primary_port" wide_locks job)"); narrow=("$(token "$primary_port" narrow_locks job)")

@@ -197,6 +197,22 @@ TEST_CASE("postgres pooler: PGOPTIONS in the environment does not reach a pooler
     CHECK(cycles == 2);
 }
 
+TEST_CASE("postgres pooler: the topology names the pooler and warns of statement_timeout 0 behind it", "[postgres][pooler]") {
+    const auto joined = [](const std::vector<topology_note>& notes) {
+        std::string text;
+        for (const auto& n : notes) text += (n.weakens ? "[warn] " : "[ok] ") + n.text + "\n";
+        return text;
+    };
+    auto pooled = providers::make_postgres_lock_provider(options_of(pooled_uri("SHEDLOCK_TEST_PGBOUNCER_TRANSACTION_URI")));
+    const std::string through = joined(inspect(*pooled).topology());
+    CHECK_THAT(through, Contains("[ok] pooler: detected") && Contains("[warn] statement_timeout: 0 behind a pooler") &&
+                            Contains("replication:"));
+    const std::string direct_uri = test::required_env("SHEDLOCK_TEST_POSTGRES_URI", "providers/postgres/server.sh");
+    auto direct = providers::make_postgres_lock_provider(options_of(direct_uri));
+    const std::string direct_text = joined(inspect(*direct).topology());
+    CHECK_THAT(direct_text, Contains("[ok] pooler: none detected") && !Contains("statement_timeout"));
+}
+
 TEST_CASE("postgres pooler: a bad pooler= value names it and the choices", "[postgres][pooler][unit]") {
     try {
         (void)options_of("postgresql://app@db/x", "&pooler=pgpool");

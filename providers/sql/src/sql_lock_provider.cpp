@@ -161,6 +161,16 @@ std::size_t sql_lock_provider::delete_expired_records(const std::vector<std::str
     return deleted;
 }
 
+std::vector<topology_note> sql_lock_provider::topology() {
+    auto notes = pool_.run_retrying_safe([](sql_connection& c) { return c.topology(); });
+    if (fencing_ && !wide_fencing_ && dialect_->kinds_of("bigint").integer_64)
+        notes.push_back({"fencing column of \"" + record_table() +
+                             "\" is narrower than BIGINT: tokens are a plain counter and can repeat across a failover "
+                             "(ALTER TABLE ... ALTER COLUMN ... TYPE BIGINT)",
+                         true});
+    return notes;
+}
+
 timestamp sql_lock_provider::server_now() {
     const auto result = pool_.run_retrying_safe([&](sql_connection& c) { return c.execute(dialect_->server_now_sql(), {}); });
     if (result.rows.empty() || result.rows.front().empty() || !result.rows.front().front())

@@ -2,6 +2,8 @@
 /// \file
 /// The one interface every SQL backend's connection implements (SQLite, PostgreSQL, MariaDB).
 
+#include <shedlock/lock_inspector.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,6 +38,9 @@ public:
     virtual sql_result execute_relaxed(const std::string& sql, const std::vector<sql_param>& params) {
         return execute(sql, params);
     }
+    /// What this connection knows of what stands between it and the server, and of the server's
+    /// replication (lock_inspector::topology); may run statements. Default: nothing.
+    virtual std::vector<topology_note> topology() { return {}; }
 };
 
 }  // namespace shedlock::providers::sql

@@ -60,6 +60,9 @@ public:
     timestamp server_now();
     std::optional<timestamp> server_time() override { return server_now(); }
     timestamp lock_time_now() override;
+    /// The connection's notes (sql_connection::topology), and a fencing column too narrow for
+    /// the dialect's epoch (statement_options::wide_fencing).
+    std::vector<topology_note> topology() override;
     /// The statements this provider runs (for the asynchronous SQL lock service on its table).
     lock_statement_set statements() const;
 
