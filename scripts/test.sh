@@ -28,8 +28,10 @@ trap stop_servers EXIT
 for script in providers/*/server.sh; do
   [ -x "$script" ] || continue
   s="$(basename "$(dirname "$script")")"
-  env_lines="$("$script" start "$servers_dir/$s")"
+  # Counted as started before it is: a start that fails half-way (PostgreSQL up, a PgBouncer not)
+  # is still stopped on exit (every stop tolerates a server that never came up).
   started+=("$s")
+  env_lines="$("$script" start "$servers_dir/$s")"
   eval "$env_lines"
 done
 

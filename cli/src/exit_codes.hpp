@@ -25,12 +25,12 @@ inline constexpr int exit_unrecorded = 80;
 inline constexpr int exit_timeout = 124;     ///< the command ran past --timeout and was stopped (as GNU timeout)
 inline constexpr int exit_signal_base = 128; ///< the command was killed by signal N: 128 + N
 
-/// Whether a storage failure is the setup's, which no retry mends: a missing table, or a
-/// statement the backend refused (category other or invalid_data, such as a pooler's clash of
-/// prepared statements or a DateStyle it cannot read). Everything else is an outage.
+/// Whether a storage failure is the setup's, which no retry mends: a missing table, or a setup
+/// the backend refuses (misconfigured: a pooler's clash of prepared statements, a DateStyle it
+/// cannot read). Everything else, the catch-all `other` included (a full disk, a read-only
+/// MariaDB during a failover), stays an outage: exit 69, which crontab wrappers retry.
 inline bool storage_failure_is_config(std::optional<storage_category> category) {
-    return category == storage_category::missing_schema || category == storage_category::other ||
-           category == storage_category::invalid_data;
+    return category == storage_category::missing_schema || category == storage_category::misconfigured;
 }
 
 /// The exit status of a storage failure: exit_config or exit_unavailable (by the rule above).

@@ -10,6 +10,7 @@ const char* to_string(storage_category category) noexcept {
         case storage_category::busy: return "busy";
         case storage_category::conflict: return "conflict";
         case storage_category::invalid_data: return "invalid_data";
+        case storage_category::misconfigured: return "misconfigured";
         case storage_category::other: return "other";
     }
     return "other";

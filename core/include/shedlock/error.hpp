@@ -32,6 +32,10 @@ enum class storage_category {
     /// (deadlock victim, serialization failure): it did nothing, and running it again is safe.
     conflict,
     invalid_data,    ///< the backend holds data of an unexpected shape
+    /// The backend refuses this setup, and no retry mends it: a setting on the server or in the
+    /// URI (a pooler refusing libpq's options, a session DateStyle the provider cannot read,
+    /// named statements clashing on a pooler's shared server connection). The CLI exits 78.
+    misconfigured,
     other,
 };
 

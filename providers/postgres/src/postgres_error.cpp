@@ -11,6 +11,7 @@ constexpr const char* read_only_state = "25006";
 
 storage_category category_of_state(const std::string& state) {
     if (state == read_only_state) return storage_category::unavailable;
+    if (state == "42P05" || state == "26000") return storage_category::misconfigured;  // topology_hint says why
     if (state == "42P01" || state == "42703" || state == "3F000") return storage_category::missing_schema;
     if (state.rfind("28", 0) == 0 || state == "42501") return storage_category::access_denied;
     if (state.rfind("08", 0) == 0 || state.rfind("57P", 0) == 0) return storage_category::unavailable;
@@ -57,7 +58,8 @@ storage_category category_of_connect_failure(const std::string& message) {
         message.find("no password supplied") != std::string::npos ||
         message.find("no pg_hba.conf entry") != std::string::npos)
         return storage_category::access_denied;
-    if (message.find("does not exist") != std::string::npos || refused_by_pooler(message)) return storage_category::other;
+    if (refused_by_pooler(message)) return storage_category::misconfigured;
+    if (message.find("does not exist") != std::string::npos) return storage_category::other;
     return storage_category::unavailable;
 }
 
@@ -117,7 +119,7 @@ storage_error unconfirmed_commit(const std::string& shown) {
     return storage_error(storage_category::unavailable, retry_advice::in_doubt,
                          "PostgreSQL " + shown +
                              ": the server committed the statement but stopped waiting for the synchronous standby "
-                             "(statement_timeout); the standby may not have it, and a failover would lose it, so it "
+                             "(the wait was canceled: pg_cancel_backend or a cancel request); the standby may not have it, and a failover would lose it, so it "
                              "is not taken as done. Is the standby down or lagging? " + may_have_been_applied);
 }
 

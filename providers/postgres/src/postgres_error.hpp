@@ -27,7 +27,7 @@ storage_error postgres_error(postgres_failure kind, std::string message, const s
 /// The server did not answer within `within` (statement_timeout + connect_timeout) and the
 /// connection was closed: unavailable, in doubt.
 /// Whether a server notice says a commit stopped waiting for the synchronous standby (its wait
-/// canceled by statement_timeout or a cancel request): the server committed locally and answers
+/// canceled by pg_cancel_backend or a cancel request; statement_timeout is off during a commit): the server committed locally and answers
 /// success, but the standby may not have the commit, and a failover then would lose it.
 bool cancels_synchronous_wait(const char* notice);
 

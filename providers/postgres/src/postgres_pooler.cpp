@@ -37,7 +37,7 @@ storage_error not_iso(const postgres_options& options, const std::string& date_s
                        " SET DateStyle = 'ISO, MDY' (or ALTER DATABASE) on the server, then have the pooler open new "
                        "server connections (PgBouncer: RECONNECT on its console, or a restart)"
                  : "run ALTER ROLE " + identifier(options.user) + " SET DateStyle = 'ISO, MDY' on the server";
-    return storage_error(storage_category::other, retry_advice::permanent,
+    return storage_error(storage_category::misconfigured, retry_advice::permanent,
                          "PostgreSQL " + shown + ": the session's DateStyle is \"" + date_style +
                              "\" and times are read back in ISO; nothing was written. Fix: " + fix);
 }

@@ -111,7 +111,7 @@ TEST_CASE("postgres pooler: the async driver runs statements of two connections 
 TEST_CASE("postgres pooler: pooler=none through PgBouncer's defaults is refused as configuration, not unavailable",
           "[postgres][pooler]") {
     const auto e = connect_error(options_of(pooled_uri("SHEDLOCK_TEST_PGBOUNCER_TRANSACTION_URI"), "&pooler=none"));
-    CHECK(e.category() == storage_category::other);
+    CHECK(e.category() == storage_category::misconfigured);
     CHECK(e.advice() == retry_advice::permanent);
     CHECK_THAT(e.what(), Contains("unsupported startup parameter") && Contains("pooler=auto") &&
                              !Contains(test::postgres_server::password));
@@ -131,7 +131,7 @@ TEST_CASE("postgres pooler: with pooler=none, named statements that clash behind
                 handle->unlock();
         } catch (const storage_error& e) {
             ++clashes;
-            CHECK(e.category() == storage_category::other);
+            CHECK(e.category() == storage_category::misconfigured);
             CHECK_THAT(e.what(), Contains("42P05") && Contains("pooler=auto"));
         }
     }
@@ -156,7 +156,7 @@ TEST_CASE("postgres pooler: the probe tells a pooled connection by its PID and d
         (void)pooled_after_probe(o, false, 7, probe("42", "German, DMY"), "shown");
         FAIL("a German DateStyle passed");
     } catch (const storage_error& e) {
-        CHECK(e.category() == storage_category::other);
+        CHECK(e.category() == storage_category::misconfigured);
         CHECK_THAT(e.what(), Contains("\"German, DMY\"") && Contains("ALTER ROLE \"odd\"\"user\" SET DateStyle = 'ISO, MDY'"));
     }
     o.pooler = postgres_options::pooler_kind::auto_detect;
@@ -182,7 +182,7 @@ TEST_CASE("postgres pooler: PGDATESTYLE in the environment is refused before any
     ::setenv("PGDATESTYLE", "German", 1);
     const auto e = connect_error(o);
     ::unsetenv("PGDATESTYLE");
-    CHECK(e.category() == storage_category::other);
+    CHECK(e.category() == storage_category::misconfigured);
     CHECK_THAT(e.what(), Contains("\"German, DMY\"") && Contains("unset PGDATESTYLE") && Contains("nothing was written"));
     auto provider = providers::make_postgres_lock_provider(o);
     CHECK(inspect(*provider).list_locks().empty());

@@ -21,8 +21,9 @@ struct postgres_session {
     std::chrono::milliseconds answer_within;  // statement_timeout + connect_timeout, as the blocking deadline
     std::map<std::string, std::string, std::less<>> prepared;  // sql text -> statement name
     bool broken = false;
-    bool unnamed_statements = false;
-    bool unconfirmed_commit = false;  // a notice said the last commit stopped waiting for the synchronous standby  // behind a pooler (postgres_options::pooler, the probe)
+    bool unnamed_statements = false;  // behind a pooler (postgres_options::pooler, the probe)
+    // A notice said the last commit stopped waiting for the synchronous standby (note_notice).
+    bool unconfirmed_commit = false;
 };
 
 /// Runs one statement on `session` (posted: completes `done` later, on the link's executor).
