@@ -1,6 +1,7 @@
 #include "redis_connection.hpp"
 
 #include "redis_errors.hpp"
+#include "redis_sentinel.hpp"
 
 #include <poll.h>
 #include <sys/time.h>
@@ -32,10 +33,26 @@ int append(redisContext* context, const std::vector<std::string_view>& args) {
 }  // namespace
 
 std::string describe_server(const redis_options& options) {
+    if (!options.sentinels.empty())
+        return "Redis primary \"" + options.sentinel_master + "\" (Sentinel " + describe_sentinels(options) + ")/" +
+               std::to_string(options.db);
     return "Redis at " + options.host + ":" + std::to_string(options.port) + "/" + std::to_string(options.db);
 }
 
 redis_connection::redis_connection(const redis_options& options) : where_(describe_server(options)) {
+    if (options.sentinels.empty()) {
+        open(options, false);
+        return;
+    }
+    // Discovery on every new connection: after a failover the pool's replacements reach the
+    // new primary, and ROLE refuses a stale answer (a demoted primary still listed).
+    const sentinel_answer found = ask_sentinels(options);
+    where_ = "Redis primary \"" + options.sentinel_master + "\" at " + found.host + ":" + std::to_string(found.port) + "/" +
+             std::to_string(options.db) + " (named by sentinel " + found.sentinel + ")";
+    open(primary_options(options, found), true);
+}
+
+void redis_connection::open(const redis_options& options, bool must_be_primary) {
     context_ = redisConnectWithTimeout(options.host.c_str(), options.port, to_timeval(options.connect_timeout));
     if (context_ == nullptr)
         throw io_error("out of memory creating the connection", "a connection", where_, retry_advice::safe);
@@ -50,6 +67,7 @@ redis_connection::redis_connection(const redis_options& options) : where_(descri
         // within connect_timeout, not connect_timeout + command_timeout.
         redisSetTimeout(context_, to_timeval(options.connect_timeout));
         handshake(options);
+        if (must_be_primary) check_primary();
         redisSetTimeout(context_, to_timeval(options.command_timeout));
         redisEnableKeepAlive(context_);
         connected_ = true;
@@ -57,6 +75,18 @@ redis_connection::redis_connection(const redis_options& options) : where_(descri
         redisFree(context_);
         throw;
     }
+}
+
+void redis_connection::check_primary() {
+    const auto reply = checked({"ROLE"}, "ROLE");
+    const bool array = reply->type == REDIS_REPLY_ARRAY && reply->elements > 0 &&
+                       reply->element[0]->type == REDIS_REPLY_STRING;
+    const std::string role = array ? std::string(reply->element[0]->str, reply->element[0]->len) : "(no role)";
+    if (role == "master") return;
+    throw storage_error(storage_category::unavailable, retry_advice::safe,
+                        where_ + " answers ROLE \"" + role +
+                            "\", not master: the sentinel's answer is stale or a failover is under way; this "
+                            "connection is not used and the next one asks the sentinels again");
 }
 
 redis_connection::~redis_connection() { redisFree(context_); }
@@ -105,6 +135,10 @@ std::vector<reply_ptr> redis_connection::pipeline(const std::vector<std::vector<
         void* raw = nullptr;
         if (redisGetReply(context_, &raw) != REDIS_OK || raw == nullptr) fail_io(what, true);
         replies.emplace_back(static_cast<redisReply*>(raw));
+        const redisReply& r = *replies.back();
+        // A demoted primary (READONLY) or a replica cut off (MASTERDOWN): never reuse this
+        // connection, so the pool's replacement rediscovers the primary.
+        if (r.type == REDIS_REPLY_ERROR && demoted_node_reply({r.str, r.len})) broken_ = true;
     }
     return replies;
 }

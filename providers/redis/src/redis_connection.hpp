@@ -18,10 +18,11 @@ struct reply_deleter {
 /// An owned reply; never null.
 using reply_ptr = std::unique_ptr<redisReply, reply_deleter>;
 
-/// "Redis at host:port/db" for messages (no credentials).
+/// "Redis at host:port/db" (or the Sentinel master's name and sentinels) for messages, no credentials.
 std::string describe_server(const redis_options& options);
 
-/// An open, authenticated connection on the selected database.
+/// An open, authenticated connection on the selected database. With sentinels in the options,
+/// the primary is asked of them first and must answer ROLE as master (redis_sentinel.hpp).
 ///
 /// Failure: connecting throws storage_error (unavailable, or access_denied for credentials).
 /// An I/O failure or timeout during a command throws storage_error(unavailable) and marks the
@@ -47,7 +48,11 @@ public:
     const std::string& where() const noexcept { return where_; }
 
 private:
+    /// Connects to options.host:port and runs the handshake (and ROLE with must_be_primary).
+    void open(const redis_options& options, bool must_be_primary);
     void handshake(const redis_options& options);
+    /// Throws storage_error(unavailable, safe) unless ROLE says master.
+    void check_primary();
     /// `sent`: the commands went out before the failure (their effect is in doubt).
     [[noreturn]] void fail_io(const char* what, bool sent);
     /// Throws (safe to retry) when the server closed the connection while it idled.
