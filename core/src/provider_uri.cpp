@@ -104,6 +104,12 @@ void parse_authority(std::string_view auth, provider_uri& uri, const uri_text& s
         uri.user = decode(userinfo.substr(0, colon), shown);
         if (colon != std::string_view::npos) uri.password = decode(userinfo.substr(colon + 1), shown);
     }
+    if (auth.find(',') != std::string_view::npos) {
+        // A host list (libpq's host1:port1,host2:port2): kept whole for the provider to split
+        // and check (postgres_options::from_uri); a provider without host lists refuses it.
+        uri.host = std::string(auth);
+        return;
+    }
     std::string_view host = auth;
     if (!auth.empty() && auth.front() == '[') {  // [::1]:5432
         const auto close = auth.find(']');
@@ -146,7 +152,8 @@ std::string provider_uri::redacted() const {
     if (!host.empty() || !user.empty() || password) {
         out += "//";
         if (!user.empty() || password) out += user + (password ? ":***" : "") + "@";
-        out += host.find(':') != std::string::npos ? "[" + host + "]" : host;
+        const bool ipv6 = host.find(':') != std::string::npos && host.find(',') == std::string::npos;
+        out += ipv6 ? "[" + host + "]" : host;
         if (port) {
             out += ':';  // appended piecewise: "literal" + std::to_string() trips GCC 12's -Wrestrict at -O3
             out += std::to_string(*port);

@@ -61,3 +61,12 @@ TEST_CASE("malformed URIs name the problem", "[uri]") {
     CHECK_THROWS_WITH(parse_provider_uri("postgresql://h/d%zzb"), Contains("hex digits"));
     CHECK_THROWS_AS(parse_provider_uri("redis://[::1"), configuration_error);
 }
+
+TEST_CASE("a host list is kept whole for its provider to split, and shown as given", "[uri]") {
+    const auto uri = parse_provider_uri("postgresql://u:pw@h1:5432,[::1]:5433,h3/db?target_session_attrs=read-write");
+    CHECK(uri.host == "h1:5432,[::1]:5433,h3");
+    CHECK_FALSE(uri.port);
+    CHECK(uri.user == "u");
+    CHECK(uri.path == "db");
+    CHECK(uri.redacted() == "postgresql://u:***@h1:5432,[::1]:5433,h3/db?target_session_attrs=read-write");
+}

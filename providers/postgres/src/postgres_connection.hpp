@@ -49,9 +49,16 @@ private:
     void check_still_open();
     /// Runs `sql` (prepared when it has parameters); a server that has not answered within
     /// answer_within_ gets the connection shut down: storage_error(unavailable).
-    pqxx::result run_before_deadline(const std::string& sql, const std::vector<std::string>& values);
+    /// `within`: a shorter deadline (the connect's remaining budget, for the probe).
+    pqxx::result run_before_deadline(const std::string& sql, const std::vector<std::string>& values,
+                                     std::optional<std::chrono::milliseconds> within = std::nullopt);
+
+    /// Whether the server is in recovery (a standby), asked after a 25006: a primary's read-only
+    /// session is a configuration error (read_only_primary), a standby's a failover to wait out.
+    bool in_recovery();
 
     std::string shown_;
+    std::string user_;  // for the ALTER ROLE of read_only_primary
     std::chrono::milliseconds answer_within_;  // the server's statement_timeout plus a round trip's worth
     std::unique_ptr<pqxx::connection> connection_;
     std::unique_ptr<synchronous_wait_watch> watch_;  // after connection_: unregisters from it first

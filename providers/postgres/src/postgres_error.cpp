@@ -52,13 +52,19 @@ bool refused_by_pooler(const std::string& message) {
     return message.find("unsupported startup parameter") != std::string::npos;
 }
 
+/// libpq's target_session_attrs=read-write passed over a server that is not in hot standby but
+/// whose session is read-only (default_transaction_read_only): no server will ever suit.
+bool read_only_session(const std::string& message) {
+    return message.find("session is read-only") != std::string::npos;
+}
+
 storage_category category_of_connect_failure(const std::string& message) {
     if (is_tls_failure(message)) return storage_category::access_denied;
     if (message.find("authentication failed") != std::string::npos ||
         message.find("no password supplied") != std::string::npos ||
         message.find("no pg_hba.conf entry") != std::string::npos)
         return storage_category::access_denied;
-    if (refused_by_pooler(message)) return storage_category::misconfigured;
+    if (refused_by_pooler(message) || read_only_session(message)) return storage_category::misconfigured;
     if (message.find("does not exist") != std::string::npos) return storage_category::other;
     return storage_category::unavailable;
 }
@@ -75,6 +81,9 @@ storage_error connection_error(const std::string& message, const std::string& pr
         hint = "; a connection pooler (PgBouncer) refused a startup parameter. Under pooler=none: use pooler=auto "
                "(the default) or pooler=pgbouncer, which send no libpq options; under those, the pooler refuses "
                "another parameter (its log names it)";
+    if (read_only_session(message))
+        hint = "; a server that is not a standby gives read-only sessions: default_transaction_read_only is on for the "
+               "role, the database or the server. Fix: ALTER ROLE <user> SET default_transaction_read_only = off";
     const auto advice = category != storage_category::unavailable ? retry_advice::permanent
                         : sent                                     ? retry_advice::in_doubt
                                                                    : retry_advice::safe;
@@ -109,6 +118,21 @@ storage_error postgres_error(postgres_failure kind, std::string message, const s
         break;
     }
     return storage_error(storage_category::other, retry_advice::permanent, prefix + message);
+}
+
+bool refused_as_read_only(const std::string& sqlstate) { return sqlstate == read_only_state; }
+
+storage_error read_only_primary(std::string message, const std::string& shown, const std::string& user) {
+    while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+    std::string role;  // as a quoted identifier
+    for (char c : user) role += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return storage_error(storage_category::misconfigured, retry_advice::permanent,
+                         "PostgreSQL " + shown + ": " + message +
+                             "; the server is a primary (not in recovery), but this session is read-only: "
+                             "default_transaction_read_only is on for the role, the database or the server. Fix: "
+                             "ALTER ROLE \"" + role + "\" SET default_transaction_read_only = off (or ALTER DATABASE, "
+                             "or postgresql.conf), then reconnect; if a switchover fenced this server on purpose, "
+                             "the URI must reach the new primary");
 }
 
 bool cancels_synchronous_wait(const char* notice) {

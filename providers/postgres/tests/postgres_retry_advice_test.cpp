@@ -120,26 +120,33 @@ TEST_CASE("postgres retry advice: release, append and completion on a pooled ses
     CHECK(claims_store->find("retry-claim")->state == "done");
 }
 
-TEST_CASE("postgres retry advice: a read-only server (a standby, a failover under way) is unavailable and safe, never held",
+TEST_CASE("postgres retry advice: a primary whose role's sessions are read-only is misconfigured, naming the fix, never held",
           "[postgres][retry][failover]") {
-    // A session that may not write (here: a role whose transactions are read-only; in a failover
-    // the old primary demoted, or a standby reached) refuses the acquire with 25006 before doing
-    // anything: an outage to wait out (safe to run again), not a statement the user must fix.
+    // A session that may not write on a server that is not in recovery (a role whose transactions
+    // are read-only) refuses the acquire with 25006. A standby's 25006 is an outage to wait out
+    // (the failover tests: exit 69); this one no retry mends: misconfigured (the CLI exits 78),
+    // naming the setting and the ALTER ROLE. With target_session_attrs=read-write libpq passes
+    // such a server over at connect: the same category and fix.
     const std::string locks = unique("readonly");
     test_server::exec("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'shedlock_ro') THEN "
                       "CREATE ROLE shedlock_ro LOGIN PASSWORD 'shedlock-test-pw'; END IF; END $$");
     test_server::exec("ALTER ROLE shedlock_ro SET default_transaction_read_only = on");
     (void)shedlock::providers::make_postgres_lock_provider(server_options("?create_schema=true&table=" + locks));
     test_server::exec("GRANT SELECT, INSERT, UPDATE, DELETE ON " + locks + " TO shedlock_ro");
-    auto o = server_options("?table=" + locks);
-    o.user = "shedlock_ro";
-    auto provider = shedlock::providers::make_postgres_lock_provider(o);
-    try {
-        (void)provider->try_lock(lock_configuration("readonly", std::chrono::minutes(5)));
-        FAIL("a read-only session took the lock");
-    } catch (const storage_error& e) {
-        CHECK(e.category() == shedlock::storage_category::unavailable);
-        CHECK(e.advice() == shedlock::retry_advice::safe);
-        CHECK_THAT(e.what(), Catch::Matchers::Contains("25006") && Catch::Matchers::Contains("read-only"));
+    for (const std::string target : {"", "&target_session_attrs=primary", "&target_session_attrs=read-write"}) {
+        INFO("target: " << target);
+        auto o = server_options("?table=" + locks + target);
+        o.user = "shedlock_ro";
+        try {
+            auto provider = shedlock::providers::make_postgres_lock_provider(o);
+            (void)provider->try_lock(lock_configuration("readonly", std::chrono::minutes(5)));
+            FAIL("a read-only session took the lock");
+        } catch (const storage_error& e) {
+            CHECK(e.category() == shedlock::storage_category::misconfigured);
+            CHECK(e.advice() == shedlock::retry_advice::permanent);
+            CHECK_THAT(e.what(), Catch::Matchers::Contains("default_transaction_read_only = off") &&
+                                     Catch::Matchers::Contains("read-only"));
+            CHECK_THAT(e.what(), !Catch::Matchers::Contains(test_server::password));
+        }
     }
 }
