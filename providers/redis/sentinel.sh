@@ -11,8 +11,9 @@
 # Ports (SHEDLOCK_SENTINEL_BASE, default 0: primary 63810, replica 63811, sentinels 26380-26382;
 # base N adds N to each, so a second topology can run beside). With SHEDLOCK_SENTINEL_RELAY_PORT
 # set, the replica replicates from that port (a bench/delay_proxy in front of the primary, which
-# the failover test freezes), and announces nothing else. Small down-after (1000 ms) and
-# failover-timeout (4000 ms): a failover completes in a few seconds. The sentinels rewrite their
+# the failover test freezes); that test also raises SHEDLOCK_SENTINEL_FAILOVER_TIMEOUT (ms), or the
+# sentinels would repoint the replica at the primary itself after it. Small down-after (1000 ms)
+# and failover-timeout (4000 ms): a failover completes in a few seconds. The sentinels rewrite their
 # config files: those live in DIR. Passwords: the data nodes `shedlock-test-pw`, the sentinels
 # `sentinel-test-pw` (their own requirepass).
 set -euo pipefail
@@ -73,7 +74,7 @@ requirepass $sentinel_password
 sentinel monitor $master 127.0.0.1 $primary_port 2
 sentinel auth-pass $master $password
 sentinel down-after-milliseconds $master 1000
-sentinel failover-timeout $master 4000
+sentinel failover-timeout $master ${SHEDLOCK_SENTINEL_FAILOVER_TIMEOUT:-4000}
 sentinel parallel-syncs $master 1
 CONF
   "$sentinel_bin" "$dir/$name.conf" >>"$dir/$name.log" 2>&1 &
