@@ -52,8 +52,8 @@ bool refused_by_pooler(const std::string& message) {
     return message.find("unsupported startup parameter") != std::string::npos;
 }
 
-/// libpq's target_session_attrs=read-write passed over a server that is not in hot standby but
-/// whose session is read-only (default_transaction_read_only): no server will ever suit.
+/// libpq's target_session_attrs=read-write passed over a server: a standby (libpq 15 says the
+/// same of both) or a primary whose sessions are read-only (default_transaction_read_only).
 bool read_only_session(const std::string& message) {
     return message.find("session is read-only") != std::string::npos;
 }
@@ -64,7 +64,7 @@ storage_category category_of_connect_failure(const std::string& message) {
         message.find("no password supplied") != std::string::npos ||
         message.find("no pg_hba.conf entry") != std::string::npos)
         return storage_category::access_denied;
-    if (refused_by_pooler(message) || read_only_session(message)) return storage_category::misconfigured;
+    if (refused_by_pooler(message)) return storage_category::misconfigured;
     if (message.find("does not exist") != std::string::npos) return storage_category::other;
     return storage_category::unavailable;
 }
@@ -82,8 +82,10 @@ storage_error connection_error(const std::string& message, const std::string& pr
                "(the default) or pooler=pgbouncer, which send no libpq options; under those, the pooler refuses "
                "another parameter (its log names it)";
     if (read_only_session(message))
-        hint = "; a server that is not a standby gives read-only sessions: default_transaction_read_only is on for the "
-               "role, the database or the server. Fix: ALTER ROLE <user> SET default_transaction_read_only = off";
+        hint = "; no server gave a session that can write: a standby (a failover under way: retry), or a primary "
+               "whose sessions are read-only (default_transaction_read_only on for the role: ALTER ROLE ... SET "
+               "default_transaction_read_only = off; target_session_attrs=primary reports that as a configuration "
+               "error)";
     const auto advice = category != storage_category::unavailable ? retry_advice::permanent
                         : sent                                     ? retry_advice::in_doubt
                                                                    : retry_advice::safe;

@@ -126,14 +126,15 @@ TEST_CASE("postgres retry advice: a primary whose role's sessions are read-only 
     // are read-only) refuses the acquire with 25006. A standby's 25006 is an outage to wait out
     // (the failover tests: exit 69); this one no retry mends: misconfigured (the CLI exits 78),
     // naming the setting and the ALTER ROLE. With target_session_attrs=read-write libpq passes
-    // such a server over at connect: the same category and fix.
+    // such a server over at connect, with the words it uses for a standby too ("session is
+    // read-only"): unavailable, the hint naming both causes.
     const std::string locks = unique("readonly");
     test_server::exec("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'shedlock_ro') THEN "
                       "CREATE ROLE shedlock_ro LOGIN PASSWORD 'shedlock-test-pw'; END IF; END $$");
     test_server::exec("ALTER ROLE shedlock_ro SET default_transaction_read_only = on");
     (void)shedlock::providers::make_postgres_lock_provider(server_options("?create_schema=true&table=" + locks));
     test_server::exec("GRANT SELECT, INSERT, UPDATE, DELETE ON " + locks + " TO shedlock_ro");
-    for (const std::string target : {"", "&target_session_attrs=primary", "&target_session_attrs=read-write"}) {
+    for (const std::string target : {"", "&target_session_attrs=primary"}) {
         INFO("target: " << target);
         auto o = server_options("?table=" + locks + target);
         o.user = "shedlock_ro";
@@ -148,5 +149,16 @@ TEST_CASE("postgres retry advice: a primary whose role's sessions are read-only 
                                      Catch::Matchers::Contains("read-only"));
             CHECK_THAT(e.what(), !Catch::Matchers::Contains(test_server::password));
         }
+    }
+    auto o = server_options("?table=" + locks + "&target_session_attrs=read-write");
+    o.user = "shedlock_ro";
+    try {
+        (void)shedlock::providers::make_postgres_lock_provider(o);
+        FAIL("a read-only session was kept under target_session_attrs=read-write");
+    } catch (const storage_error& e) {
+        CHECK(e.category() == shedlock::storage_category::unavailable);
+        CHECK(e.advice() == shedlock::retry_advice::safe);
+        CHECK_THAT(e.what(), Catch::Matchers::Contains("session is read-only") &&
+                                 Catch::Matchers::Contains("default_transaction_read_only = off"));
     }
 }
