@@ -85,14 +85,22 @@ backend_setup redis_backend(const std::string& work_dir, const std::string& run_
     return b;
 }
 
-/// A primary and a streaming replica of the run's own (ports 54355-54356: issue 24 gave this
-/// lane 54350-54359), one lane whose workers name both in one multi-host URI. Its "restart" is
+/// A primary and a streaming replica of the run's own (ports 54355-54358, relays included: issue
+/// 24 gave this lane 54350-54359), one lane whose workers name both in one multi-host URI. Its "restart" is
 /// a failover. Asynchronous replication may lose acquisitions in a failover: the lane's
 /// overlaps across one are excused (counted, volatile_store); synchronous (remote_apply) must
 /// have none. Fencing tokens must never repeat in either mode (the timeline epoch).
 backend_setup postgres_failover_backend(const std::string& work_dir, const std::string& run_id, bool synchronous) {
+#ifdef SHEDLOCK_CHAOS_DELAY_PROXY
+    const std::string relay = SHEDLOCK_CHAOS_DELAY_PROXY;
+#else
+    const std::string relay;  // a build without bench/: the WAL streams directly
+#endif
+    // Replication lag (the WAL relayed 30 ms late each way) widens the window in which an
+    // asynchronous failover loses acquisitions; the synchronous lane must lose none even so.
     auto pair = std::make_shared<own_postgres_pair>(SHEDLOCK_CHAOS_POSTGRES_PAIR, work_dir + "/postgres-pair", synchronous,
-                                                    54355, 54356);
+                                                    std::pair{54355, 54356}, relay, std::pair{54357, 54358},
+                                                    std::chrono::milliseconds(30));
     backend_setup b;
     b.servers.push_back({"postgres-pair", "127.0.0.1", pair->port_a(), [pair] { pair->fail_over(); },
                          [pair] { pair->rejoin(); }});

@@ -6,10 +6,17 @@
 
 namespace shedlock::chaos {
 
-own_postgres_pair::own_postgres_pair(std::string script, std::string dir, bool synchronous, int port_a, int port_b)
-    : script_(std::move(script)), dir_(std::move(dir)), port_a_(port_a), port_b_(port_b) {
+own_postgres_pair::own_postgres_pair(std::string script, std::string dir, bool synchronous, std::pair<int, int> ports,
+                                     const std::string& delay_proxy, std::pair<int, int> relay_ports,
+                                     std::chrono::microseconds lag)
+    : script_(std::move(script)), dir_(std::move(dir)), port_a_(ports.first), port_b_(ports.second) {
     std::filesystem::create_directories(dir_);
-    run("start", std::string(synchronous ? "sync " : "async ") + std::to_string(port_a) + " " + std::to_string(port_b));
+    std::string arguments =
+        std::string(synchronous ? "sync " : "async ") + std::to_string(port_a_) + " " + std::to_string(port_b_);
+    if (!delay_proxy.empty())
+        arguments += " '" + delay_proxy + "' " + std::to_string(relay_ports.first) + " " +
+                     std::to_string(relay_ports.second) + " " + std::to_string(lag.count());
+    run("start", arguments);
 }
 
 own_postgres_pair::~own_postgres_pair() {

@@ -3,7 +3,9 @@
 // the failover lanes: a "restart" of this pair is a failover (the primary killed, the replica
 // promoted), its resume the killed node re-cloned as the new primary's replica.
 
+#include <chrono>
 #include <string>
+#include <utility>
 
 namespace shedlock::chaos {
 
@@ -11,7 +13,10 @@ class own_postgres_pair {
 public:
     /// Starts both nodes on the loopback ports with their files in `dir`; `synchronous`: the
     /// replica is the synchronous standby and commits wait until it applied them (remote_apply).
-    own_postgres_pair(std::string script, std::string dir, bool synchronous, int port_a, int port_b);
+    /// `lag`: the WAL goes through bench/delay_proxy (`delay_proxy`, relays on `relay_ports`),
+    /// delayed this long each way; empty `delay_proxy`: streamed directly.
+    own_postgres_pair(std::string script, std::string dir, bool synchronous, std::pair<int, int> ports,
+                      const std::string& delay_proxy, std::pair<int, int> relay_ports, std::chrono::microseconds lag);
     ~own_postgres_pair();  ///< stops both (by PID)
     own_postgres_pair(const own_postgres_pair&) = delete;
     own_postgres_pair& operator=(const own_postgres_pair&) = delete;

@@ -3,11 +3,14 @@
 # on loopback ports of their own; node a starts as the primary (providers/postgres/server.sh),
 # node b as its replica (pg_basebackup -R). Either node may be the primary later.
 #
-#   postgres_pair.sh start DIR async|sync PORT_A PORT_B  -> both up, b streaming from a
+#   postgres_pair.sh start DIR async|sync PORT_A PORT_B [DELAY_PROXY RELAY_A RELAY_B MICROSECONDS]
+#                                     -> both up, b streaming from a; with a delay proxy (bench/
+#                                        delay_proxy) each replica streams its WAL through a relay
+#                                        that delays each direction (replication lag)
 #   postgres_pair.sh fail_over DIR    -> SIGKILL the primary, promote the replica (waits)
 #   postgres_pair.sh rejoin DIR       -> the killed node, re-cloned from the new primary, streams
 #                                        again (sync: as the synchronous standby)
-#   postgres_pair.sh stop DIR         -> both stopped by PID
+#   postgres_pair.sh stop DIR         -> both (and the relays) stopped by PID
 # sync: synchronous_standby_names = '*' and synchronous_commit = remote_apply, set with ALTER
 # SYSTEM before the clone, so every node carries them (postgresql.auto.conf).
 set -euo pipefail
@@ -19,6 +22,9 @@ as_user=()
 [ "$(id -u)" -eq 0 ] && as_user=(runuser -u postgres --)
 
 port_of() { cat "$dir/$1.port"; }
+stream_port_of() {  # NODE: where a replica of NODE reads its WAL (the relay, if any)
+  if [ -f "$dir/$1.relay" ]; then cat "$dir/$1.relay"; else port_of "$1"; fi
+}
 other() { [ "$1" = a ] && echo b || echo a; }
 pid_of() { head -1 "$dir/$1/data/postmaster.pid" 2>/dev/null || true; }
 psql_at() {  # NODE SQL: one value
@@ -45,7 +51,7 @@ start_replica() {  # NODE: a fresh clone of the other node, then started and str
   mkdir -p "$dir/$node/data"
   chmod 700 "$dir/$node/data"
   [ ${#as_user[@]} -gt 0 ] && chown -R postgres "$dir/$node"
-  "${as_user[@]}" env PGPASSWORD=shedlock-test-pw "$bindir/pg_basebackup" -h 127.0.0.1 -p "$(port_of "$from")" \
+  "${as_user[@]}" env PGPASSWORD=shedlock-test-pw "$bindir/pg_basebackup" -h 127.0.0.1 -p "$(stream_port_of "$from")" \
     -U shedlock -D "$dir/$node/data" -R -X stream -c fast >>"$dir/$node/basebackup.log" 2>&1
   "${as_user[@]}" "$bindir/postgres" -D "$dir/$node/data" -p "$(port_of "$node")" -c listen_addresses=127.0.0.1 \
     -c unix_socket_directories="$dir/$node" -c ssl=off -c hot_standby=on -c max_connections=200 \
@@ -69,6 +75,15 @@ case "$cmd" in
     chmod 755 "$dir" "$(dirname "$dir")"
     echo "$mode" >"$dir/mode"; echo "$port_a" >"$dir/a.port"; echo "$port_b" >"$dir/b.port"
     SHEDLOCK_POSTGRES_PORT="$port_a" "$server_sh" start "$dir/a"
+    if [ -n "${6:-}" ]; then
+      for node in a b; do
+        relay="$7"; [ "$node" = b ] && relay="$8"
+        echo "$relay" >"$dir/$node.relay"
+        "$6" "$relay" "$(port_of "$node")" "${9:?MICROSECONDS}" >"$dir/$node/relay.log" 2>&1 &
+        echo $! >"$dir/$node/relay.pid"
+        wait_until 50 "the relay in front of node $node ready" grep -q ready "$dir/$node/relay.log"
+      done
+    fi
     if [ "$mode" = sync ]; then
       psql_at a "ALTER SYSTEM SET synchronous_standby_names = '*'" >/dev/null
       psql_at a "ALTER SYSTEM SET synchronous_commit = 'remote_apply'" >/dev/null
@@ -91,6 +106,7 @@ case "$cmd" in
     ;;
   stop)
     for node in a b; do
+      [ -f "$dir/$node/relay.pid" ] && kill "$(cat "$dir/$node/relay.pid")" 2>/dev/null || true
       pid="$(pid_of "$node")"
       [ -n "$pid" ] || continue
       kill -INT "$pid" 2>/dev/null || true
