@@ -85,8 +85,8 @@ backend_setup redis_backend(const std::string& work_dir, const std::string& run_
     return b;
 }
 
-/// A primary and a streaming replica of the run's own (ports 54355-54358, relays included: issue
-/// 24 gave this lane 54350-54359), one lane whose workers name both in one multi-host URI. Its "restart" is
+/// A primary and a streaming replica of the run's own (free loopback ports, as own_redis: fixed
+/// ones lie in the ephemeral range, where a client connection may hold one as its local port), one lane whose workers name both in one multi-host URI. Its "restart" is
 /// a failover. Asynchronous replication may lose acquisitions in a failover: the lane's
 /// overlaps across one are excused (counted, volatile_store); synchronous (remote_apply) must
 /// have none. Fencing tokens must never repeat in either mode (the timeline epoch).
@@ -99,7 +99,8 @@ backend_setup postgres_failover_backend(const std::string& work_dir, const std::
     // Replication lag (the WAL relayed 30 ms late each way) widens the window in which an
     // asynchronous failover loses acquisitions; the synchronous lane must lose none even so.
     auto pair = std::make_shared<own_postgres_pair>(SHEDLOCK_CHAOS_POSTGRES_PAIR, work_dir + "/postgres-pair", synchronous,
-                                                    std::pair{54355, 54356}, relay, std::pair{54357, 54358},
+                                                    std::pair{free_loopback_port(), free_loopback_port()}, relay,
+                                                    std::pair{free_loopback_port(), free_loopback_port()},
                                                     std::chrono::milliseconds(30));
     backend_setup b;
     b.servers.push_back({"postgres-pair", "127.0.0.1", pair->port_a(), [pair] { pair->fail_over(); },

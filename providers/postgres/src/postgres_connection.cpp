@@ -94,7 +94,8 @@ void throw_postgres_error(const std::exception& e, const std::string& shown, boo
 }
 
 postgres_connection::postgres_connection(const postgres_options& options)
-    : shown_(options.redacted_uri()), user_(options.user), answer_within_(options.statement_timeout + options.connect_timeout) {
+    : shown_(options.redacted_uri()), user_(options.user), servers_(std::max<std::size_t>(options.servers.size(), 1)),
+      target_(options.target), answer_within_(options.statement_timeout + options.connect_timeout) {
     // One deadline for the whole connect: the retry without `options` and the probe get what
     // the attempts before them left of connect_timeout, not a fresh one each.
     const connect_budget budget(options);

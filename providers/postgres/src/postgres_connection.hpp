@@ -43,6 +43,8 @@ public:
 
 private:
     const std::string& prepared_name(const std::string& sql);
+    /// Doctor's note on a multi-host URI: how many servers, the target, which one this reached.
+    topology_note servers_note();
     /// Throws a safe-to-retry storage_error when the server closed the connection while it idled
     /// (restart, terminated session, idle timeout): checked before a statement is sent, so that
     /// a failure then is known not to have reached the server.
@@ -59,6 +61,8 @@ private:
 
     std::string shown_;
     std::string user_;  // for the ALTER ROLE of read_only_primary
+    std::size_t servers_ = 1;  // in the URI (a multi-host list: postgres_options::servers)
+    postgres_options::session_target target_ = postgres_options::session_target::any;
     std::chrono::milliseconds answer_within_;  // the server's statement_timeout plus a round trip's worth
     std::unique_ptr<pqxx::connection> connection_;
     std::unique_ptr<synchronous_wait_watch> watch_;  // after connection_: unregisters from it first

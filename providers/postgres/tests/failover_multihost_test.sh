@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # One multi-host URI across a PostgreSQL failover (issue 24), on real servers of the test's own
-# (ports 54350-54352): a primary and a streaming replica (pg_basebackup -R, asynchronous).
+# (free loopback ports): a primary and a streaming replica (pg_basebackup -R, asynchronous).
 #   1. A URI whose first server is a closed port and whose second is the standby reaches the
 #      primary behind them (`shedlock run` exits 0); a URI naming only the standby is refused
-#      as unavailable (exit 69: a failover to wait out), never "held elsewhere".
+#      as unavailable (exit 69: a failover to wait out), never "held elsewhere". `shedlock
+#      doctor` names the server the list reached, and warns under target_session_attrs=any.
 #   2. `shedlock daemon` runs a task every 200 ms with ONE URI listing the primary and the
 #      replica. The primary is killed (SIGKILL) and the replica promoted; the daemon, its URI
 #      unchanged, must fire again: its broken pooled connections are replaced by new ones that
@@ -18,7 +19,10 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 bindir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
 as_user=()
 [ "$(id -u)" -eq 0 ] && as_user=(runuser -u postgres --)
-primary_port=54350 replica_port=54351 closed_port=54352
+# Ports the kernel says are free now (fixed ones such as 54350-54352 lie in the ephemeral range:
+# a client connection elsewhere may hold one as its local port, seen making the start fail).
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+primary_port="$(free_port)"; replica_port="$(free_port)"; closed_port="$(free_port)"
 work="$(mktemp -d /tmp/shedlock-multihost.XXXXXX)"
 chmod 755 "$work"
 daemon_pid=""
@@ -30,13 +34,6 @@ cleanup() {
   if [ -n "${KEEP_FAILOVER_DIR:-}" ]; then echo "kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
-
-for port in $primary_port $replica_port $closed_port; do
-  if "$bindir/pg_isready" -q -h 127.0.0.1 -p "$port" || (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-    echo "failover_multihost_test.sh: port $port (of 54350-54352, this test's) is in use; stop what holds it" >&2
-    exit 1
-  fi
-done
 
 psql_at() {  # PORT SQL: one value
   PGPASSWORD=shedlock-test-pw "$bindir/psql" -qAt -h 127.0.0.1 -p "$1" -U shedlock -d shedlock_test -c "$2"
@@ -71,6 +68,14 @@ psql_at "$primary_port" "SELECT 1" >/dev/null
   --at-most PT10M -- true || { echo "FAIL: the multi-host URI did not reach the primary behind a closed port and a standby"; exit 1; }
 [ "$(psql_at "$primary_port" "SELECT count(*) FROM multihost_locks WHERE name = 'reach'")" = 1 ] ||
   { echo "FAIL: the lock row is not on the primary"; exit 1; }
+# doctor names the server the list reached, and warns of target_session_attrs=any.
+listed="127.0.0.1:$closed_port,127.0.0.1:$replica_port,127.0.0.1:$primary_port"
+"$shedlock" doctor -p "$(uri "$listed")" >"$work/doctor.out" 2>&1 || true
+grep -q "^ok    topology: servers: 3 in the URI, target_session_attrs=read-write; this connection reached 127.0.0.1:$primary_port" \
+  "$work/doctor.out" || { echo "FAIL: doctor did not report the server reached:"; cat "$work/doctor.out"; exit 1; }
+"$shedlock" doctor -p "$(uri "127.0.0.1:$replica_port,127.0.0.1:$primary_port")&target_session_attrs=any" >"$work/doctor-any.out" 2>&1 || true
+grep -q "^warn  topology: servers: 2 in the URI, target_session_attrs=any; this connection reached 127.0.0.1:$replica_port" \
+  "$work/doctor-any.out" || { echo "FAIL: doctor did not warn of target_session_attrs=any on a standby:"; cat "$work/doctor-any.out"; exit 1; }
 set +e
 "$shedlock" run -p "$(uri "127.0.0.1:$replica_port")" -n standby --at-most PT10M -- true 2>"$work/standby.err"
 standby_status=$?
