@@ -11,8 +11,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <thread>
 
 namespace shedlock::test {
 namespace {
@@ -80,6 +83,18 @@ pid_t replica_pid() {
     in >> pid;
     REQUIRE(pid > 0);
     return pid;
+}
+
+/// ROLE of a data node, on a new connection (the sentinels kill the old ones at a failover);
+/// empty while it does not answer.
+std::string role_of(const char* port_variable) {
+    try {
+        raw_redis node(direct(port_variable));
+        const auto role = node.strings({"ROLE"});
+        return role.empty() ? std::string() : role[0];
+    } catch (const std::runtime_error&) {
+        return {};
+    }
 }
 
 }  // namespace
@@ -205,6 +220,48 @@ TEST_CASE("wrong sentinel_password: no sentinel answers, and no secret is shown"
     CHECK(e.category() == storage_category::unavailable);
     CHECK_THAT(e.what(), Catch::Contains("refused sentinel_user/sentinel_password"));
     check_no_secret(e.what());
+}
+
+// Last in the file: it swaps the roles of the topology's two data nodes.
+TEST_CASE("after a failover the same provider continues on the new primary (the pool rediscovers)",
+          "[redis][sentinel]") {
+    auto options = sentinel_options();
+    options.pool_size = 1;  // the one pooled connection is the one the failover leaves behind
+    auto provider = providers::make_redis_lock_provider(options);
+    auto before = provider->try_lock(config_for("across"));
+    REQUIRE(before);
+    const auto token_before = *before->fencing_token();
+    before->unlock();
+    raw_redis sentinel(first_sentinel());
+    REQUIRE(sentinel.text({"SENTINEL", "FAILOVER", "shedlock-primary"}) == "OK");
+    const std::string new_port = port_of("SHEDLOCK_TEST_SENTINEL_REPLICA_PORT");
+    // Wait (deadline 30 s: a failover takes a few seconds) until the sentinel names the replica,
+    // the replica is master and the old primary has turned replica: the pooled connection was
+    // to the old primary (now a replica, and the sentinels kill its clients).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    bool swapped = false;
+    while (!swapped && std::chrono::steady_clock::now() < deadline) {
+        const auto named = sentinel.strings({"SENTINEL", "GET-MASTER-ADDR-BY-NAME", "shedlock-primary"});
+        swapped = named.size() == 2 && named[1] == new_port &&
+                  role_of("SHEDLOCK_TEST_SENTINEL_REPLICA_PORT") == "master" &&
+                  role_of("SHEDLOCK_TEST_SENTINEL_PRIMARY_PORT") == "slave";
+        if (!swapped) std::this_thread::sleep_for(std::chrono::milliseconds(50));  // polling, not synchronisation
+    }
+    REQUIRE(swapped);
+    // The old connection hears READONLY (or was reset): it is dropped, and the call runs once
+    // more on a new connection that asks the sentinels. At most one call may fail on the way,
+    // as unavailable and never as held elsewhere.
+    std::optional<lock_handle> after;
+    try {
+        after = provider->try_lock(config_for("across"));
+    } catch (const storage_error& e) {
+        CHECK(e.category() == storage_category::unavailable);
+        after = provider->try_lock(config_for("across"));
+    }
+    REQUIRE(after);
+    CHECK(*after->fencing_token() > token_before);
+    raw_redis promoted(direct("SHEDLOCK_TEST_SENTINEL_REPLICA_PORT"));
+    CHECK(promoted.text({"EXISTS", options.prefix + ":{across}"}) == "1");
 }
 
 }  // namespace shedlock::test
