@@ -24,6 +24,7 @@ postgres_options postgres_options::from_uri(const provider_uri& uri) {
     sql::read_sql_uri_options(query, o);
     o.tls = sql::read_tls_uri(uri, query, postgres_tls_keys);
     if (auto v = query.flag("async_unlock")) o.async_unlock = *v;
+    if (auto v = query.duration("known_record_ttl")) o.known_record_ttl = *v;  // the refusal's plain UPDATE
     if (auto v = query.text("pooler")) {
         if (*v == "auto") o.pooler = postgres_options::pooler_kind::auto_detect;
         else if (*v == "none") o.pooler = postgres_options::pooler_kind::none;

@@ -155,7 +155,9 @@ TEST_CASE("postgres: a record deleted by another process is acquired again once 
         CHECK_FALSE(instance->try_lock(config));
     }
     SECTION("after the TTL the full statement inserts the record again") {
-        o.known_record_ttl = std::chrono::milliseconds{200};
+        o.known_record_ttl =
+            postgres_options::from_uri(parse_provider_uri(test_server::uri() + "?known_record_ttl=200ms")).known_record_ttl;
+        REQUIRE(o.known_record_ttl == std::chrono::milliseconds{200});
         auto instance = make_postgres_lock_provider(o);
         instance->try_lock(config)->unlock();
         test_server::exec(delete_row);
@@ -180,6 +182,18 @@ TEST_CASE("postgres: a record deleted by another process is acquired again once 
         CHECK(again);
     }
     test_server::exec("DROP TABLE IF EXISTS " + o.table);
+}
+
+TEST_CASE("postgres: known_record_ttl in the URI is a duration, 0 included", "[postgres][refusal]") {
+    const auto ttl = [](const std::string& value) {
+        return postgres_options::from_uri(parse_provider_uri(test_server::uri() + "?known_record_ttl=" + value))
+            .known_record_ttl;
+    };
+    CHECK(ttl("0s") == std::chrono::milliseconds{0});
+    CHECK(ttl("PT2M") == std::chrono::minutes{2});
+    CHECK(postgres_options{}.known_record_ttl == std::chrono::seconds{60});
+    CHECK_THROWS_WITH(ttl("-1s"), Contains("known_record_ttl"));
+    CHECK_THROWS_WITH(ttl("60"), Contains("known_record_ttl"));
 }
 
 TEST_CASE("postgres: a NULL fencing token counts as 0", "[postgres][refusal][fencing]") {

@@ -66,7 +66,8 @@ struct postgres_options : sql::sql_lock_options, sql::server_options {
     pooler_kind pooler = pooler_kind::auto_detect;
 
     /// Reads `postgresql://user:pw@host:port/db?table=..&columns=..&upper_case=..&use_db_time=..&pool_size=..&connect_timeout=..
-    /// &statement_timeout=..&create_schema=..&async_unlock=..&pooler=auto|none|pgbouncer&target_session_attrs=read-write|primary|any` (scheme `postgres:` too; several
+    /// &statement_timeout=..&create_schema=..&async_unlock=..&pooler=auto|none|pgbouncer&target_session_attrs=read-write|primary|any
+    /// &known_record_ttl=..` (sql_lock_options::known_record_ttl) (scheme `postgres:` too; several
     /// servers as `host1:port1,host2:port2`: see `servers`), the
     /// password from the URI or `password_file=` / `password_env=` (see read_uri_password), and
     /// TLS: `sslmode=` (disable, allow, prefer, require, verify-ca, verify-full), `sslrootcert=`,
