@@ -10,50 +10,50 @@ namespace {
 
 std::string sentinel_name(const redis_sentinel_address& s) { return s.host + ":" + std::to_string(s.port); }
 
-/// The address a sentinel gave, or empty with `why` set (down, refused, does not know it).
-std::optional<sentinel_answer> ask_one(const redis_options& o, const redis_sentinel_address& s, std::string& why,
-                                       bool& reached, bool& unknown) {
-    reached = true;
+/// "host", "port" as GET-MASTER-ADDR-BY-NAME answers them; empty for anything else.
+std::optional<sentinel_answer> address_of(const redisReply& reply, const std::string& sentinel) {
+    const bool pair = reply.type == REDIS_REPLY_ARRAY && reply.elements == 2 &&
+                      reply.element[0]->type == REDIS_REPLY_STRING && reply.element[1]->type == REDIS_REPLY_STRING;
+    if (!pair) return std::nullopt;
+    const std::string port(reply.element[1]->str, reply.element[1]->len);
+    if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoi(port) < 1 || std::stoi(port) > 65535)
+        return std::nullopt;
+    return sentinel_answer{std::string(reply.element[0]->str, reply.element[0]->len),
+                           static_cast<std::uint16_t>(std::stoi(port)), sentinel};
+}
+
+}  // namespace
+
+sentinel_reply ask_sentinel(const redis_options& o, const redis_sentinel_address& s) {
+    sentinel_reply out;
     try {
         redis_connection sentinel(sentinel_connection_options(o, s));
         auto reply = sentinel.checked({"SENTINEL", "GET-MASTER-ADDR-BY-NAME", o.sentinel_master},
                                       "SENTINEL GET-MASTER-ADDR-BY-NAME");
-        if (reply->type == REDIS_REPLY_NIL) {
-            unknown = true;
-            why = "does not monitor a master named \"" + o.sentinel_master + "\"";
-            return std::nullopt;
-        }
-        const bool pair = reply->type == REDIS_REPLY_ARRAY && reply->elements == 2 &&
-                          reply->element[0]->type == REDIS_REPLY_STRING && reply->element[1]->type == REDIS_REPLY_STRING;
-        const std::string port = pair ? std::string(reply->element[1]->str, reply->element[1]->len) : std::string();
-        if (!pair || port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
-            std::stoi(port) < 1 || std::stoi(port) > 65535) {
-            why = "answered something other than an address";
-            return std::nullopt;
-        }
-        return sentinel_answer{std::string(reply->element[0]->str, reply->element[0]->len),
-                               static_cast<std::uint16_t>(std::stoi(port)), sentinel_name(s)};
+        out.reached = true;
+        out.unknown = reply->type == REDIS_REPLY_NIL;
+        out.address = address_of(*reply, sentinel_name(s));
+        if (out.unknown) out.why = "does not monitor a master named \"" + o.sentinel_master + "\"";
+        else if (!out.address) out.why = "answered something other than an address";
     } catch (const storage_error& e) {
-        if (e.category() == storage_category::unavailable) why = "not reachable within connect_timeout";
-        else if (e.category() == storage_category::access_denied) why = "refused sentinel_user/sentinel_password";
-        else why = e.what();
-        reached = e.category() != storage_category::unavailable;
-        return std::nullopt;
+        out.reached = e.category() != storage_category::unavailable;
+        if (!out.reached) out.why = "not reachable within connect_timeout";
+        else if (e.category() == storage_category::access_denied) out.why = "refused sentinel_user/sentinel_password";
+        else out.why = e.what();
     }
+    return out;
 }
-
-}  // namespace
 
 sentinel_answer ask_sentinels(const redis_options& o) {
     std::string answers;
     int reached_count = 0, unknown_count = 0;
     for (const auto& s : o.sentinels) {
-        std::string why;
-        bool reached = false, unknown = false;
-        if (auto found = ask_one(o, s, why, reached, unknown)) return *found;
-        reached_count += reached ? 1 : 0;
-        unknown_count += unknown ? 1 : 0;
-        answers += (answers.empty() ? "" : "; ") + sentinel_name(s) + ": " + why;
+        auto reply = ask_sentinel(o, s);
+        if (reply.address) return *reply.address;
+        reached_count += reply.reached ? 1 : 0;
+        unknown_count += reply.unknown ? 1 : 0;
+        answers += (answers.empty() ? "" : "; ") + sentinel_name(s) + ": " + reply.why;
     }
     const std::string head = "no Redis Sentinel named a primary for master \"" + o.sentinel_master + "\" (" + answers + "); ";
     // Every sentinel that answered says it does not know the name: a typo, not an outage.

@@ -6,6 +6,7 @@
 #include <shedlock/providers/redis_lock_provider.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,17 @@ struct sentinel_answer {
     std::uint16_t port = 0;
     std::string sentinel;  ///< "host:port" of the sentinel that answered
 };
+
+/// One sentinel's reply to GET-MASTER-ADDR-BY-NAME.
+struct sentinel_reply {
+    std::optional<sentinel_answer> address;  ///< empty: see why
+    bool reached = false;                    ///< the sentinel answered (even "unknown")
+    bool unknown = false;                    ///< it answered that it does not monitor the name
+    std::string why;                         ///< without an address: what went wrong
+};
+
+/// Asks one sentinel (within connect_timeout); never throws storage_error.
+sentinel_reply ask_sentinel(const redis_options& options, const redis_sentinel_address& sentinel);
 
 /// Asks the sentinels in order, each within connect_timeout (connect, AUTH, the query); a
 /// sentinel that is down, refuses, or does not know the master is skipped. Throws

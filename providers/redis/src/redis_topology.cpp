@@ -5,6 +5,7 @@
 #include <shedlock/error.hpp>
 
 #include <map>
+#include <optional>
 #include <string>
 
 namespace shedlock::providers::detail {
@@ -35,27 +36,24 @@ std::string field(const std::map<std::string, std::string>& f, const std::string
 
 topology_note sentinel_note(const redis_options& o) {
     int reachable = 0, agreeing = 0;
-    std::string first;
+    std::optional<sentinel_answer> first;
     for (const auto& s : o.sentinels) {
-        try {
-            redis_connection sentinel(sentinel_connection_options(o, s));
-            auto reply = sentinel.checked({"SENTINEL", "GET-MASTER-ADDR-BY-NAME", o.sentinel_master}, "SENTINEL");
-            ++reachable;
-            if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2) continue;
-            const std::string addr = std::string(reply->element[0]->str, reply->element[0]->len) + ":" +
-                                     std::string(reply->element[1]->str, reply->element[1]->len);
-            if (first.empty()) first = addr + " (named by sentinel " + s.host + ":" + std::to_string(s.port) + ")";
-            if (first.rfind(addr + " ", 0) == 0) ++agreeing;
-        } catch (const storage_error&) {
-        }
+        const auto reply = ask_sentinel(o, s);
+        reachable += reply.reached ? 1 : 0;
+        if (!reply.address) continue;
+        if (!first) first = reply.address;
+        if (reply.address->host == first->host && reply.address->port == first->port) ++agreeing;
     }
+    const std::string named = first ? first->host + ":" + std::to_string(first->port) + " (named by sentinel " +
+                                          first->sentinel + ")"
+                                    : "(none named)";
     const int total = static_cast<int>(o.sentinels.size());
     const bool majority = reachable * 2 > total;
-    return {"sentinel: primary \"" + o.sentinel_master + "\" at " + (first.empty() ? "(none named)" : first) + "; " +
+    return {"sentinel: primary \"" + o.sentinel_master + "\" at " + named + "; " +
                 std::to_string(reachable) + " of " + std::to_string(total) + " sentinels reachable, " +
                 std::to_string(agreeing) + " name this primary" +
                 (majority ? "" : "; without a majority of the sentinels no failover can be authorised"),
-            !majority || first.empty()};
+            !majority || !first};
 }
 
 topology_note replication_note(const std::map<std::string, std::string>& repl, const redis_options& o) {

@@ -8,6 +8,7 @@
 #   3. the primary and the relay are killed (SIGKILL); the sentinels promote the replica;
 #   4. through the same sentinel URI: the next token must be above every earlier one (the
 #      acquire script's TIME floor), and the kept lock is tried again (overlap?).
+# Before all that, `shedlock doctor` must report the Sentinel primary and the replication.
 # Mode async (no wait_replicas): the overlap is recorded, not failed (asynchronous replication
 # loses acquisitions). Mode wait: wait_replicas=1 on every call: the acquisitions made while the
 # replica lagged must report not held (exit 69, never 75), the lock kept before the freeze must
@@ -53,6 +54,15 @@ freeze_relay() {
 }
 
 status=0
+# shedlock doctor sees the topology: the Sentinel primary, and the replication with or without
+# wait_replicas (a warning without).
+"$shedlock" doctor -p "$uri" >"$work/doctor.out" 2>&1 || true
+expect_doctor() {
+  grep -q "$1" "$work/doctor.out" || { echo "FAIL: doctor did not print /$1/:"; cat "$work/doctor.out"; status=1; }
+}
+expect_doctor '^ok    topology: sentinel: primary "shedlock-primary" at 127.0.0.1:63816 .*3 of 3 sentinels reachable'
+if [ "$mode" = wait ]; then expect_doctor '^ok    topology: replication: 1 replica(s); wait_replicas=1'
+else expect_doctor '^warn  topology: replication: 1 replica(s), asynchronous'; fi
 first="$(run_lock job)"
 kept_before=""
 [ "$mode" = wait ] && kept_before="$(run_lock kept --at-least PT10M)"
