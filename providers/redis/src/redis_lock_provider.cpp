@@ -54,6 +54,8 @@ private:
 
     /// Runs one lock script; its integer answer.
     std::int64_t run(const detail::lock_script_call& call);
+    /// The extend script, then WAIT (wait_replicas) on the same connection when it extended.
+    std::int64_t extend_on_replicas(const detail::lock_script_call& call);
     /// The acquire script, then WAIT (wait_replicas) on the same connection.
     std::int64_t acquire_on_replicas(const detail::lock_script_call& call, const lock_configuration& config,
                                      const std::string& owner, timestamp now);
@@ -95,6 +97,17 @@ std::int64_t redis_lock_provider::acquire_on_replicas(const detail::lock_script_
     });
 }
 
+std::int64_t redis_lock_provider::extend_on_replicas(const detail::lock_script_call& call) {
+    const auto keys = call.key_views();
+    const auto args = call.arg_views();
+    return pool_->run_retrying_in_doubt([&](detail::redis_connection& connection) {
+        auto reply = scripts_.run(connection, call.script, keys, args);
+        const std::int64_t result = detail::lock_script_result(*reply, connection.where(), call.lock_key);
+        if (result == 1) detail::confirm_extension_on_replicas(connection, options_, call.lock_key);
+        return result;
+    });
+}
+
 std::optional<lease> redis_lock_provider::do_try_lock(const lock_configuration& config, const std::string& owner) {
     const timestamp now = clock().now();
     const auto call = detail::acquire_call(keys_, options_.fencing, config, owner);
@@ -112,7 +125,8 @@ void redis_lock_provider::do_unlock(const lease& held) {
 std::optional<lease> redis_lock_provider::do_extend(const lease& held, std::chrono::milliseconds at_most,
                                                     std::chrono::milliseconds minimum_hold) {
     const timestamp now = clock().now();
-    const std::int64_t result = run(detail::extend_call(keys_, held, at_most));
+    const auto call = detail::extend_call(keys_, held, at_most);
+    const std::int64_t result = options_.wait_replicas > 0 ? extend_on_replicas(call) : run(call);
     return detail::extended_lease(held, now, at_most, minimum_hold, result);
 }
 

@@ -17,4 +17,10 @@ namespace shedlock::providers::detail {
 void confirm_on_replicas(redis_connection& connection, const redis_options& options, redis_scripts& scripts,
                          const lock_script_call& release);
 
+/// Sends WAIT on `connection`, right after its extend script extended the lock. Fewer replicas
+/// than wait_replicas: throws storage_error(unavailable, safe to retry: an extend is
+/// owner-checked) saying the lock is certain only until its previous lock_until.
+void confirm_extension_on_replicas(redis_connection& connection, const redis_options& options,
+                                   const std::string& lock_key);
+
 }  // namespace shedlock::providers::detail

@@ -212,6 +212,25 @@ TEST_CASE("wait_replicas shortfall: a frozen replica makes the acquisition not h
     CHECK(primary.text({"EXISTS", options.prefix + ":{shortfall}"}) == "0");
 }
 
+TEST_CASE("wait_replicas: an extension the frozen replica did not acknowledge is an error, the lock stays held",
+          "[redis][sentinel]") {
+    auto options = sentinel_options("&wait_replicas=1&wait_timeout=300ms");
+    auto provider = providers::make_redis_lock_provider(options);
+    auto held = provider->try_lock(config_for("extended"));
+    REQUIRE(held);
+    const pid_t replica = replica_pid();
+    stop_processes({replica});
+    const auto e = storage_failure([&] { (void)held->extend(std::chrono::seconds(60)); });
+    continue_processes({replica});
+    CHECK(e.category() == storage_category::unavailable);
+    CHECK_THAT(e.what(), Catch::Contains("extension") && Catch::Contains("wait_replicas=1") &&
+                             Catch::Contains("previous lock_until"));
+    CHECK(held->active());  // still ours: unlock works
+    held->unlock();
+    raw_redis primary(direct("SHEDLOCK_TEST_SENTINEL_PRIMARY_PORT"));
+    CHECK(primary.text({"EXISTS", options.prefix + ":{extended}"}) == "0");
+}
+
 TEST_CASE("wrong sentinel_password: no sentinel answers, and no secret is shown", "[redis][sentinel]") {
     auto options = sentinel_options();
     options.sentinel_password = "wrong-" + std::string(sentinel_password);
