@@ -90,8 +90,7 @@ fencing_overflow sql_lock_provider::fencing_overflow_advice() const {
     const auto q = dialect_->quoted(table_);
     return {dialect_->out_of_range_marker(),
             "; the fencing column " + q.fencing_token + " of \"" + record_table() +
-                "\" holds no next token: widen it (ALTER TABLE " + q.table + " ALTER COLUMN " + q.fencing_token +
-                " TYPE bigint)"};
+                "\" holds no next token: widen it (" + dialect_->widen_to_bigint_sql(q.table, q.fencing_token) + ")"};
 }
 
 void sql_lock_provider::do_unlock(const lease& held) {
