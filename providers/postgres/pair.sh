@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
-# A PostgreSQL primary and a streaming replica for the chaos suite's failover lane (issue 24),
-# on loopback ports of their own; node a starts as the primary (providers/postgres/server.sh),
-# node b as its replica (pg_basebackup -R). Either node may be the primary later.
+# A PostgreSQL primary and a streaming replica for the failover tests (issue 24: the chaos
+# suite's failover lanes, tests/failover_multihost_test.sh), on loopback ports of their own;
+# node a starts as the primary (server.sh), node b as its replica (pg_basebackup -R). Either node
+# may be the primary later.
 #
-#   postgres_pair.sh start DIR async|sync PORT_A PORT_B [DELAY_PROXY RELAY_A RELAY_B MICROSECONDS]
+#   pair.sh start DIR async|sync PORT_A PORT_B [DELAY_PROXY RELAY_A RELAY_B MICROSECONDS]
 #                                     -> both up, b streaming from a; with a delay proxy (bench/
 #                                        delay_proxy) each replica streams its WAL through a relay
 #                                        that delays each direction (replication lag)
-#   postgres_pair.sh fail_over DIR    -> SIGKILL the primary, promote the replica (waits)
-#   postgres_pair.sh rejoin DIR       -> the killed node, re-cloned from the new primary, streams
+#   pair.sh fail_over DIR    -> SIGKILL the primary, promote the replica (waits)
+#   pair.sh rejoin DIR       -> the killed node, re-cloned from the new primary, streams
 #                                        again (sync: as the synchronous standby)
-#   postgres_pair.sh stop DIR         -> both (and the relays) stopped by PID
+#   pair.sh stop DIR         -> both (and the relays) stopped by PID
 # sync: synchronous_standby_names = '*' and synchronous_commit = remote_apply, set with ALTER
 # SYSTEM before the clone, so every node carries them (postgresql.auto.conf).
 set -euo pipefail
-cmd="${1:?usage: postgres_pair.sh start|fail_over|rejoin|stop DIR ...}"
-dir="${2:?usage: postgres_pair.sh start|fail_over|rejoin|stop DIR ...}"
-server_sh="$(cd "$(dirname "$0")/../../providers/postgres" && pwd)/server.sh"
+cmd="${1:?usage: pair.sh start|fail_over|rejoin|stop DIR ...}"
+dir="${2:?usage: pair.sh start|fail_over|rejoin|stop DIR ...}"
+server_sh="$(cd "$(dirname "$0")" && pwd)/server.sh"
 bindir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
 as_user=()
 [ "$(id -u)" -eq 0 ] && as_user=(runuser -u postgres --)
@@ -34,7 +35,7 @@ wait_until() {  # TENTHS WHAT COMMAND...
   local tenths="$1" what="$2"
   shift 2
   for _ in $(seq 1 "$tenths"); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
-  echo "postgres_pair.sh: $what did not happen within $((tenths / 10)) s" >&2
+  echo "pair.sh: $what did not happen within $((tenths / 10)) s" >&2
   exit 1
 }
 is_primary() { [ "$(psql_at "$1" "SELECT pg_is_in_recovery()")" = f ]; }
@@ -63,10 +64,10 @@ start_replica() {  # NODE: a fresh clone of the other node, then started and str
 case "$cmd" in
   start)
     mode="${3:?mode async|sync}"; port_a="${4:?PORT_A}"; port_b="${5:?PORT_B}"
-    case "$mode" in async|sync) ;; *) echo "postgres_pair.sh: mode \"$mode\" is not async or sync" >&2; exit 64;; esac
+    case "$mode" in async|sync) ;; *) echo "pair.sh: mode \"$mode\" is not async or sync" >&2; exit 64;; esac
     for port in "$port_a" "$port_b"; do
       if "$bindir/pg_isready" -q -h 127.0.0.1 -p "$port"; then
-        echo "postgres_pair.sh: port $port is in use; stop what holds it" >&2
+        echo "pair.sh: port $port is in use; stop what holds it" >&2
         exit 1
       fi
     done
@@ -114,5 +115,5 @@ case "$cmd" in
       kill -KILL "$pid" 2>/dev/null || true
     done
     ;;
-  *) echo "postgres_pair.sh: unknown command $cmd" >&2; exit 64;;
+  *) echo "pair.sh: unknown command $cmd" >&2; exit 64;;
 esac

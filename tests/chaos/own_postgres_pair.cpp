@@ -40,7 +40,7 @@ void own_postgres_pair::run(const std::string& command, const std::string& argum
     const std::string line = "'" + script_ + "' " + command + " '" + dir_ + "' " + arguments + " </dev/null >>'" + dir_ +
                              "/pair.log' 2>&1";
     if (std::system(line.c_str()) != 0)
-        throw std::runtime_error("`postgres_pair.sh " + command + "` failed; see " + dir_ + "/pair.log");
+        throw std::runtime_error("`pair.sh " + command + "` failed; see " + dir_ + "/pair.log");
 }
 
 }  // namespace shedlock::chaos

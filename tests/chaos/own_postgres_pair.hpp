@@ -1,5 +1,5 @@
 #pragma once
-// A PostgreSQL primary and streaming replica the chaos run starts itself (postgres_pair.sh), for
+// A PostgreSQL primary and streaming replica the chaos run starts itself (providers/postgres/pair.sh), for
 // the failover lanes: a "restart" of this pair is a failover (the primary killed, the replica
 // promoted), its resume the killed node re-cloned as the new primary's replica.
 

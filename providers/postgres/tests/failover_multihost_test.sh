@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One multi-host URI across a PostgreSQL failover (issue 24), on real servers of the test's own
-# (free loopback ports): a primary and a streaming replica (pg_basebackup -R, asynchronous).
+# (free loopback ports, ../pair.sh): a primary and a streaming replica (pg_basebackup -R, async).
 #   1. A URI whose first server is a closed port and whose second is the standby reaches the
 #      primary behind them (`shedlock run` exits 0); a URI naming only the standby is refused
 #      as unavailable (exit 69: a failover to wait out), never "held elsewhere". `shedlock
@@ -17,20 +17,16 @@ set -euo pipefail
 shedlock="${1:?usage: failover_multihost_test.sh SHEDLOCK_CLI}"
 here="$(cd "$(dirname "$0")/.." && pwd)"
 bindir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
-as_user=()
-[ "$(id -u)" -eq 0 ] && as_user=(runuser -u postgres --)
 # Ports the kernel says are free now (fixed ones such as 54350-54352 lie in the ephemeral range:
 # a client connection elsewhere may hold one as its local port, seen making the start fail).
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 primary_port="$(free_port)"; replica_port="$(free_port)"; closed_port="$(free_port)"
 work="$(mktemp -d /tmp/shedlock-multihost.XXXXXX)"
-chmod 755 "$work"
 daemon_pid=""
 
 cleanup() {
   [ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null || true
-  if [ -f "$work/replica/postmaster.pid" ]; then kill -KILL "$(head -1 "$work/replica/postmaster.pid")" 2>/dev/null || true; fi
-  "$here/server.sh" stop "$work/primary" >/dev/null 2>&1 || true
+  "$here/pair.sh" stop "$work/pair" >/dev/null 2>&1 || true
   if [ -n "${KEEP_FAILOVER_DIR:-}" ]; then echo "kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -51,17 +47,9 @@ wait_for() {  # SECONDS WHAT COMMAND...: polls COMMAND every 0.1 s until it succ
   exit 1
 }
 
-SHEDLOCK_POSTGRES_PORT="$primary_port" "$here/server.sh" start "$work/primary" >/dev/null
-mkdir -p "$work/replica" "$work/replica-socket"
-chmod 700 "$work/replica"
-[ ${#as_user[@]} -gt 0 ] && chown postgres "$work/replica" "$work/replica-socket"
-"${as_user[@]}" env PGPASSWORD=shedlock-test-pw "$bindir/pg_basebackup" -h 127.0.0.1 -p "$primary_port" -U shedlock \
-  -D "$work/replica" -R -X stream -c fast >"$work/basebackup.log" 2>&1
-"${as_user[@]}" "$bindir/postgres" -D "$work/replica" -p "$replica_port" -c listen_addresses=127.0.0.1 \
-  -c unix_socket_directories="$work/replica-socket" -c ssl=off -c hot_standby=on -c max_connections=200 </dev/null >"$work/replica.log" 2>&1 &
-wait_for 10 "the replica accepting connections" "$bindir/pg_isready" -q -h 127.0.0.1 -p "$replica_port"
+"$here/pair.sh" start "$work/pair" async "$primary_port" "$replica_port" >"$work/pair.log" 2>&1 ||
+  { echo "FAIL: the primary and replica did not start:"; cat "$work/pair.log"; exit 1; }
 [ "$(psql_at "$replica_port" "SELECT pg_is_in_recovery()")" = t ] || { echo "FAIL: the replica is not in recovery"; exit 1; }
-psql_at "$primary_port" "SELECT 1" >/dev/null
 
 # 1. Passing over a closed port and a standby; a standby alone.
 "$shedlock" run -p "$(uri "127.0.0.1:$closed_port,127.0.0.1:$replica_port,127.0.0.1:$primary_port")" -n reach \
@@ -99,9 +87,8 @@ EOF
 daemon_pid=$!
 ticks() { wc -l <"$work/ticks"; }
 wait_for 30 "3 firings before the failover" sh -c "[ \$(wc -l <'$work/ticks') -ge 3 ]"
-kill -KILL "$(cat "$work/primary/pid")"
+"$here/pair.sh" fail_over "$work/pair" >>"$work/pair.log" 2>&1  # SIGKILL the primary, promote the replica
 before="$(ticks)"
-"${as_user[@]}" "$bindir/pg_ctl" promote -w -D "$work/replica" >/dev/null
 [ "$(psql_at "$replica_port" "SELECT pg_is_in_recovery()")" = f ] || { echo "FAIL: the replica was not promoted"; exit 1; }
 wait_for 60 "3 firings after the promotion, on the same URI" sh -c "[ \$(wc -l <'$work/ticks') -ge $((before + 3)) ]"
 kill -TERM "$daemon_pid"

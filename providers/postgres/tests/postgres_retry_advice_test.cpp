@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <stdexcept>
 #include <string>
 
 // Unity builds join this file with others: names of its own, qualified, no using-directives.
@@ -134,31 +135,31 @@ TEST_CASE("postgres retry advice: a primary whose role's sessions are read-only 
     test_server::exec("ALTER ROLE shedlock_ro SET default_transaction_read_only = on");
     (void)shedlock::providers::make_postgres_lock_provider(server_options("?create_schema=true&table=" + locks));
     test_server::exec("GRANT SELECT, INSERT, UPDATE, DELETE ON " + locks + " TO shedlock_ro");
-    for (const std::string target : {"", "&target_session_attrs=primary"}) {
-        INFO("target: " << target);
+    // What a lock attempt as shedlock_ro ends with (it must not succeed).
+    auto failure_as_read_only_role = [&](const std::string& target) -> storage_error {
         auto o = server_options("?table=" + locks + target);
         o.user = "shedlock_ro";
         try {
             auto provider = shedlock::providers::make_postgres_lock_provider(o);
             (void)provider->try_lock(lock_configuration("readonly", std::chrono::minutes(5)));
-            FAIL("a read-only session took the lock");
         } catch (const storage_error& e) {
-            CHECK(e.category() == shedlock::storage_category::misconfigured);
-            CHECK(e.advice() == shedlock::retry_advice::permanent);
-            CHECK_THAT(e.what(), Catch::Matchers::Contains("default_transaction_read_only = off") &&
-                                     Catch::Matchers::Contains("read-only"));
-            CHECK_THAT(e.what(), !Catch::Matchers::Contains(test_server::password));
+            return e;
         }
+        FAIL("a read-only session took the lock (" << target << ")");
+        throw std::logic_error("unreachable");
+    };
+    for (const std::string target : {"", "&target_session_attrs=primary"}) {
+        INFO("target: " << target);
+        const auto e = failure_as_read_only_role(target);
+        CHECK(e.category() == shedlock::storage_category::misconfigured);
+        CHECK(e.advice() == shedlock::retry_advice::permanent);
+        CHECK_THAT(e.what(), Catch::Matchers::Contains("default_transaction_read_only = off") &&
+                                 Catch::Matchers::Contains("read-only"));
+        CHECK_THAT(e.what(), !Catch::Matchers::Contains(test_server::password));
     }
-    auto o = server_options("?table=" + locks + "&target_session_attrs=read-write");
-    o.user = "shedlock_ro";
-    try {
-        (void)shedlock::providers::make_postgres_lock_provider(o);
-        FAIL("a read-only session was kept under target_session_attrs=read-write");
-    } catch (const storage_error& e) {
-        CHECK(e.category() == shedlock::storage_category::unavailable);
-        CHECK(e.advice() == shedlock::retry_advice::safe);
-        CHECK_THAT(e.what(), Catch::Matchers::Contains("session is read-only") &&
-                                 Catch::Matchers::Contains("default_transaction_read_only = off"));
-    }
+    const auto e = failure_as_read_only_role("&target_session_attrs=read-write");
+    CHECK(e.category() == shedlock::storage_category::unavailable);
+    CHECK(e.advice() == shedlock::retry_advice::safe);
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("session is read-only") &&
+                             Catch::Matchers::Contains("default_transaction_read_only = off"));
 }
