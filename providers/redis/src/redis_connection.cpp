@@ -78,7 +78,14 @@ void redis_connection::open(const redis_options& options, bool must_be_primary) 
 }
 
 void redis_connection::check_primary() {
-    const auto reply = checked({"ROLE"}, "ROLE");
+    const auto reply = command({"ROLE"}, "ROLE");
+    if (reply->type == REDIS_REPLY_ERROR) {
+        const std::string_view text(reply->str, reply->len);
+        // An ACL user without +role: the check is skipped; a replica's READONLY on the first
+        // write then breaks this connection the same way (docs/redis-provider.md, Sentinel).
+        if (classify_reply_error(text) == storage_category::access_denied && text.find("NOPERM") != text.npos) return;
+        throw reply_error(text, "ROLE", where_);
+    }
     const bool array = reply->type == REDIS_REPLY_ARRAY && reply->elements > 0 &&
                        reply->element[0]->type == REDIS_REPLY_STRING;
     const std::string role = array ? std::string(reply->element[0]->str, reply->element[0]->len) : "(no role)";

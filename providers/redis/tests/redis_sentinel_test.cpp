@@ -231,6 +231,20 @@ TEST_CASE("wait_replicas: an extension the frozen replica did not acknowledge is
     CHECK(primary.text({"EXISTS", options.prefix + ":{extended}"}) == "0");
 }
 
+TEST_CASE("an ACL user without +role still locks through Sentinel (the ROLE check is skipped)", "[redis][sentinel]") {
+    raw_redis primary(direct("SHEDLOCK_TEST_SENTINEL_PRIMARY_PORT"));
+    const std::string user = unique_prefix("norole");
+    REQUIRE(primary.text({"ACL", "SETUSER", user, "on", ">norole-pw", "~*", "+@all", "-role"}) == "OK");
+    auto options = sentinel_options();
+    options.user = user;
+    options.password = "norole-pw";
+    auto provider = providers::make_redis_lock_provider(options);
+    auto held = provider->try_lock(config_for("norole"));
+    CHECK(held);
+    held.reset();
+    CHECK(primary.text({"ACL", "DELUSER", user}) == "1");
+}
+
 TEST_CASE("wrong sentinel_password: no sentinel answers, and no secret is shown", "[redis][sentinel]") {
     auto options = sentinel_options();
     options.sentinel_password = "wrong-" + std::string(sentinel_password);
