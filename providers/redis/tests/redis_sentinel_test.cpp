@@ -159,6 +159,25 @@ TEST_CASE("discovery finds the primary, skipping a sentinel that is down", "[red
     check_no_secret(all);
 }
 
+TEST_CASE("a frozen sentinel (accepts, never answers) is skipped within connect_timeout", "[redis][sentinel]") {
+    auto options = sentinel_options("&connect_timeout=500ms");
+    std::ifstream in(required_env("SHEDLOCK_TEST_SENTINEL_DIR") + "/sentinel0.pid");
+    pid_t first = 0;
+    in >> first;
+    REQUIRE(first > 0);
+    auto provider = providers::make_redis_lock_provider(options);
+    stop_processes({first});
+    std::optional<lock_handle> held;
+    try {
+        held = provider->try_lock(config_for("past-frozen"));
+    } catch (...) {
+        continue_processes({first});
+        throw;
+    }
+    continue_processes({first});
+    CHECK(held);
+}
+
 TEST_CASE("a master name the sentinels do not know is a misconfiguration naming it", "[redis][sentinel]") {
     auto options = sentinel_options();
     options.sentinel_master = "no-such-master";
