@@ -27,7 +27,7 @@ namespace {
 
 namespace fleet = shedlock::bench::fleet;
 
-/// The commit the bench was built from and whether the tree differed, for the record.
+/// HEAD of the source tree when the bench runs (not necessarily what it was built from), for the record.
 std::string source_commit() {
     FILE* git = popen("git -C " FLEET_SOURCE_DIR " describe --always --dirty 2>/dev/null", "r");
     if (git == nullptr) return "unknown";
@@ -43,7 +43,7 @@ void print_header(const fleet::fleet_options& options) {
     const std::time_t now = std::time(nullptr);
     char date[32];
     std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-    std::printf("fleet: %d instances x %d tasks, %d threads each, hold %d s, body %d ms, %d rounds; source %s; %s\n",
+    std::printf("fleet: %d instances x %d tasks, %d threads each, hold %d s, body %d ms, %d rounds; source HEAD at run time %s; %s\n",
                 options.instances, options.tasks, options.threads, options.hold_s, options.body_ms, options.rounds,
                 source_commit().c_str(), date);
     shedlock::bench::print_load("at start");

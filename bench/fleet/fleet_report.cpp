@@ -28,7 +28,7 @@ std::vector<metric_row> metric_rows() {
         {"server CPU per decision (us)", [](const firing_result& f) { return per_decision(f.server_cpu_ns / 1000, f); }},
         {"PgBouncer CPU per decision (us)", [](const firing_result& f) { return per_decision(f.pooler_cpu_ns / 1000, f); },
          false, true},
-        {"statements per decision (server-wide)",
+        {"statements/decision (server-wide; Redis: with script calls)",
          [](const firing_result& f) { return per_decision(f.after.statements - f.before.statements, f); }},
         {"table scans per decision (its statements)",
          [](const firing_result& f) { return per_decision(f.after.table_scans - f.before.table_scans, f); }, true},
@@ -60,15 +60,30 @@ void print_kind(const backend_firings& b, int kind) {
     const auto& provider = b.of[kind][0];
     const auto& raw = b.of[kind][1];
     const bool postgres = b.backend != "redis", pooled = b.backend == "pgbouncer";
-    std::printf("  %s firings: %-38s %-26s %-26s %s\n", kind == 0 ? "contended" : "refused", "", "provider", "raw floor",
+    std::printf("  %s firings: %-54s %-26s %-26s %s\n", kind == 0 ? "contended" : "refused", "", "provider", "raw floor",
                 "provider/raw");
     for (const auto& row : metric_rows()) {
         if ((row.postgres_only && !postgres) || (row.pooled_only && !pooled) || (row.contended_only && kind != 0)) continue;
         const auto ratios = ratios_of(provider, raw, row.value);
-        std::printf("    %-46s %-26s %-26s %s\n", row.label, format(median_of(values_of(provider, row.value)), "%.3f").c_str(),
+        std::printf("    %-62s %-26s %-26s %s\n", row.label, format(median_of(values_of(provider, row.value)), "%.3f").c_str(),
                     format(median_of(values_of(raw, row.value)), "%.3f").c_str(),
                     ratios.empty() ? "-" : format(median_of(ratios), "%.2f").c_str());
     }
+}
+
+/// Each firing's server CPU per decision next to its table scans per decision (PostgreSQL): a
+/// refusal is one scan as the plain UPDATE of a known record, two as the full statement (a
+/// sighting older than known_record_ttl), so the pairs separate the two prices.
+void print_firings(const backend_firings& b) {
+    for (int kind = 0; kind < 2; ++kind)
+        for (int side = 0; side < 2; ++side) {
+            std::printf("  %s %s, each round: server CPU us/decision @ table scans/decision:", kind == 0 ? "contended" : "refused",
+                        side == 0 ? "provider" : "raw");
+            for (const auto& f : b.of[kind][side])
+                std::printf(" %.1f@%.2f", per_decision(f.server_cpu_ns / 1000, f),
+                            per_decision(f.after.table_scans - f.before.table_scans, f));
+            std::printf("\n");
+        }
 }
 
 /// Totals that must be 0 (duplicates, errors) or tell what a firing really was.
@@ -113,6 +128,7 @@ void report_backend(const fleet_options& options, const backend_firings& b) {
                 format(median_of(values_of(b.of[0][0], acquisition)), "%.2f").c_str());
     if (b.backend == "redis")
         std::printf("  Redis memory per held lock (MEMORY USAGE of its lock key + fence key): %.0f bytes\n", b.redis_bytes_per_held_lock);
+    if (b.backend != "redis") print_firings(b);
     print_checks(b);
 }
 
