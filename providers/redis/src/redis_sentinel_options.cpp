@@ -77,6 +77,9 @@ void validate_sentinel_options(const redis_options& o) {
     const auto bad = [](const std::string& what, const std::string& fix) {
         throw configuration_error("redis option " + what + " is invalid; " + fix);
     };
+    if (o.sentinels.empty())
+        bad("sentinel_master=\"" + o.sentinel_master + "\" without sentinels",
+            "list the sentinels too (redis_options::sentinels), or clear sentinel_master for a direct connection");
     if (o.sentinels.size() > max_sentinels)
         bad("sentinels (" + std::to_string(o.sentinels.size()) + " given)",
             "list at most " + std::to_string(max_sentinels) + " sentinels (three or five is usual)");

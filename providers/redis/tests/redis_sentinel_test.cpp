@@ -136,6 +136,9 @@ TEST_CASE("bad redis-sentinel:// URIs are configuration errors naming the value"
     CHECK_THAT(config_error("redis-sentinel://s1,s2/m?wait_replicas=99"), Catch::Contains("wait_replicas"));
     CHECK_THAT(config_error("redis://:" + std::string(data_password) + "@h1,h2:6379/0"), Catch::Contains("redis-sentinel://"));
     CHECK_THAT(config_error("redis://h1/0?sentinel_password=x"), Catch::Contains("sentinel_password"));
+    redis_options master_only;
+    master_only.sentinel_master = "m";
+    CHECK_THROWS_WITH(providers::make_redis_lock_provider(master_only), Catch::Contains("without sentinels"));
 }
 
 TEST_CASE("discovery finds the primary, skipping a sentinel that is down", "[redis][sentinel]") {
