@@ -66,7 +66,9 @@ TEST_CASE("postgres async servers: when no server serves, the error names each o
     CHECK_THAT(e.what(), !Catch::Contains(t::server::password));
 }
 
-TEST_CASE("postgres async servers: a read-only session on a primary is misconfigured at its first write, naming ALTER ROLE",
+// "read-only server" in the name keeps it out of the PgBouncer lanes (lanes.sh): shedlock_ro has
+// no login through the poolers.
+TEST_CASE("postgres async servers: a read-only server that is a primary is misconfigured at its first write, naming ALTER ROLE",
           "[postgres][async][servers]") {
     namespace t = pg_async_servers_test;
     t::server::exec("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'shedlock_ro') THEN "

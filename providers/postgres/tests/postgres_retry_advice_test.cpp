@@ -121,7 +121,9 @@ TEST_CASE("postgres retry advice: release, append and completion on a pooled ses
     CHECK(claims_store->find("retry-claim")->state == "done");
 }
 
-TEST_CASE("postgres retry advice: a primary whose role's sessions are read-only is misconfigured, naming the fix, never held",
+// "read-only server" in the name keeps it out of the PgBouncer lanes (lanes.sh): shedlock_ro has
+// no login through the poolers.
+TEST_CASE("postgres retry advice: a read-only server that is a primary (the role's default) is misconfigured, never held",
           "[postgres][retry][failover]") {
     // A session that may not write on a server that is not in recovery (a role whose transactions
     // are read-only) refuses the acquire with 25006. A standby's 25006 is an outage to wait out
