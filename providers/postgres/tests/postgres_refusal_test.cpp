@@ -259,8 +259,9 @@ TEST_CASE("postgres: a full INTEGER fencing column is a configuration error nami
 
 namespace refusal_cost {
 
-/// Java ShedLock's default (client time) JdbcTemplate statements: INSERT when its registry has
-/// not seen the name, else (and after a failed insert) the plain UPDATE; unlock sets now.
+/// Java ShedLock's JdbcTemplate statements: INSERT when its registry has not seen the name, else
+/// (and after a failed insert) the plain UPDATE; unlock sets now. Java binds its own clock's
+/// times; here the server's now() stands in for them, so that both sides read one clock.
 class java_client_time {
 public:
     java_client_time(const std::string& table, std::string owner)
