@@ -12,8 +12,6 @@ namespace shedlock::bench::fleet {
 
 namespace {
 
-using wall_time = std::chrono::system_clock::time_point;
-
 struct spawned {
     int pid;
     FILE *to, *from;
@@ -39,7 +37,7 @@ spawned spawn_instance(const worker_plan& plan) {
     return {pid, fdopen(in[1], "w"), fdopen(out[0], "r")};
 }
 
-std::string read_line(FILE* from) {
+std::string read_instance_line(FILE* from) {
     char buffer[1024];
     if (std::fgets(buffer, sizeof buffer, from) == nullptr) return {};
     std::string line(buffer);
@@ -60,7 +58,7 @@ wall_time next_due(wall_time not_before) {
 
 /// Reads one instance's decisions into `result`, counting acquisitions per task.
 void collect(FILE* from, firing_result& result, std::vector<std::int64_t>& latencies, std::map<int, int>& taken) {
-    for (std::string line = read_line(from); line != "done"; line = read_line(from)) {
+    for (std::string line = read_instance_line(from); line != "done"; line = read_instance_line(from)) {
         if (line.empty()) throw std::runtime_error("an instance ended before reporting its decisions");
         int task = 0, acquired = 0;
         long long ns = 0;
@@ -94,7 +92,7 @@ instance_fleet::instance_fleet(const worker_plan& plan, int instances) : tasks_(
         pids_.push_back(p.pid);
     }
     for (const auto& p : processes_)
-        if (read_line(p.from) != "ready") throw std::runtime_error("an instance did not start (see its error above)");
+        if (read_instance_line(p.from) != "ready") throw std::runtime_error("an instance did not start (see its error above)");
 }
 
 instance_fleet::~instance_fleet() {

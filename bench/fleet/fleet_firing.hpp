@@ -26,7 +26,7 @@ struct firing_result {
     live_figures live;           ///< at the end of the firing, connections still open
     counter_figures before, after;
     std::string first_error;
-    std::chrono::system_clock::time_point due;
+    wall_time due;
 };
 
 /// N instance processes of one plan. Stops them (quit, then waits) when destroyed.
@@ -41,7 +41,7 @@ public:
 
     /// One firing on the names "<name_set>-<task>", due no earlier than `not_before` (and on a
     /// whole second). Throws when an instance broke the protocol.
-    firing_result fire(const std::string& name_set, server_probe& probe, std::chrono::system_clock::time_point not_before);
+    firing_result fire(const std::string& name_set, server_probe& probe, wall_time not_before);
 
 private:
     struct process {

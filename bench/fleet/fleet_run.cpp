@@ -15,8 +15,6 @@ namespace shedlock::bench::fleet {
 
 namespace {
 
-using wall_time = std::chrono::system_clock::time_point;
-
 const char* const side_names[2] = {"provider", "raw"};
 
 /// The lock names of one backend's sets: contended per side, and the held ones.

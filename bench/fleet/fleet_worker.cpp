@@ -14,8 +14,6 @@ namespace shedlock::bench::fleet {
 
 namespace {
 
-using wall_time = std::chrono::system_clock::time_point;
-
 struct decision {
     int task = 0;
     bool acquired = false;
@@ -88,7 +86,7 @@ void fire(const worker_plan& plan, std::vector<std::unique_ptr<decider>>& decide
     std::fflush(stdout);
 }
 
-std::string read_line() {
+std::string read_command() {
     char buffer[256];
     if (std::fgets(buffer, sizeof buffer, stdin) == nullptr) return {};
     std::string line(buffer);
@@ -134,7 +132,7 @@ int run_worker(const worker_plan& plan) {
     }
     std::printf("ready\n");
     std::fflush(stdout);
-    for (std::string line = read_line(); line != "quit"; line = read_line()) {
+    for (std::string line = read_command(); line != "quit"; line = read_command()) {
         char name_set[128];
         long long due_ns = 0;
         if (std::sscanf(line.c_str(), "fire %127s %lld", name_set, &due_ns) != 2)

@@ -12,10 +12,14 @@
 //   -> e <task> <error text>       (a decision that failed)
 //   -> done                        (then the next "fire", or "quit": the worker exits)
 
+#include <chrono>
 #include <string>
 #include <vector>
 
 namespace shedlock::bench::fleet {
+
+/// The due instants of firings: wall-clock, shared by all instances on the host.
+using wall_time = std::chrono::system_clock::time_point;
 
 /// What the coordinator passes on a worker's command line (the URI comes from the environment).
 struct worker_plan {
