@@ -103,6 +103,35 @@ TEST_CASE("uri password: redaction shows where the password is, never the passwo
     CHECK(secret_environment_variables(parse_provider_uri("postgresql://u:" + secret + "@h/db")).empty());
 }
 
+TEST_CASE("uri secret: a second secret (sentinel_password) from the URI, a file or a variable, one way only",
+          "[uri][password]") {
+    const auto read = [](const std::string& text) {
+        const auto uri = parse_provider_uri(text);
+        uri_options query(uri);
+        auto value = read_uri_secret(uri, query, "sentinel_password");
+        query.finish();
+        return value;
+    };
+    CHECK(read("redis-sentinel://s1/m?sentinel_password=" + secret) == secret);
+    CHECK(read("redis-sentinel://s1/m?sentinel_password_file=" + secret_file("sentinel-pw", secret + "\n", 0600)) == secret);
+    ::setenv("SHEDLOCK_UNIT_SENTINEL_PW", secret.c_str(), 1);
+    const std::string by_env = "redis-sentinel://s1/m?sentinel_password_env=SHEDLOCK_UNIT_SENTINEL_PW";
+    CHECK(read(by_env) == secret);
+    CHECK_FALSE(read("redis-sentinel://s1/m").has_value());
+    try {
+        (void)read(by_env + "&sentinel_password=" + secret);
+        FAIL("two sources were accepted");
+    } catch (const configuration_error& e) {
+        CHECK_THAT(e.what(), Contains("by sentinel_password and by sentinel_password_env"));
+        CHECK_THAT(e.what(), !Contains(secret));
+    }
+    CHECK_THROWS_WITH(read("redis-sentinel://s1/m?sentinel_password_env=SHEDLOCK_UNIT_UNSET_PW"),
+                      Contains("sentinel_password_env names SHEDLOCK_UNIT_UNSET_PW"));
+    CHECK(secret_environment_variables(parse_provider_uri(by_env + "&password_env=DB_PW")) ==
+          std::vector<std::string>{"DB_PW", "SHEDLOCK_UNIT_SENTINEL_PW"});
+    ::unsetenv("SHEDLOCK_UNIT_SENTINEL_PW");
+}
+
 TEST_CASE("uri_options::readable_file names the key and the path it cannot read", "[uri]") {
     const auto uri = parse_provider_uri("postgresql://h/db?ca=/nonexistent/ca.pem&dir=/tmp&ok=" +
                                         secret_file("ca.pem", "x", 0600));

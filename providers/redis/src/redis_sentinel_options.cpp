@@ -2,6 +2,7 @@
 #include "redis_sentinel.hpp"
 
 #include <shedlock/error.hpp>
+#include <shedlock/uri_password.hpp>
 
 #include <algorithm>
 #include <string_view>
@@ -70,7 +71,7 @@ void read_sentinel_uri(const provider_uri& uri, uri_options& query, redis_option
     o.sentinel_master = uri.path;
     if (auto v = query.integer("db", 0, 65535)) o.db = static_cast<int>(*v);
     if (auto v = query.text("sentinel_user")) o.sentinel_user = *v;
-    if (auto v = query.text("sentinel_password")) o.sentinel_password = *v;
+    o.sentinel_password = read_uri_secret(uri, query, "sentinel_password");
 }
 
 void validate_sentinel_options(const redis_options& o) {

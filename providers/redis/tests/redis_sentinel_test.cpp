@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -265,6 +266,17 @@ TEST_CASE("an ACL user without +role still locks through Sentinel (the ROLE chec
     CHECK(held);
     held.reset();
     CHECK(primary.text({"ACL", "DELUSER", user}) == "1");
+}
+
+TEST_CASE("sentinel_password_env: the sentinels' password from a variable", "[redis][sentinel]") {
+    ::setenv("SHEDLOCK_TEST_SENTINEL_PW", sentinel_password, 1);
+    std::string uri = required_env("SHEDLOCK_TEST_SENTINEL_URI");
+    uri = uri.substr(0, uri.find("sentinel_password=")) + "sentinel_password_env=SHEDLOCK_TEST_SENTINEL_PW";
+    auto options = providers::redis_options_from_uri(parse_provider_uri(uri));
+    ::unsetenv("SHEDLOCK_TEST_SENTINEL_PW");
+    options.prefix = unique_prefix("sentinel");
+    auto provider = providers::make_redis_lock_provider(options);
+    CHECK(provider->try_lock(config_for("from-env")));
 }
 
 TEST_CASE("wrong sentinel_password: no sentinel answers, and no secret is shown", "[redis][sentinel]") {

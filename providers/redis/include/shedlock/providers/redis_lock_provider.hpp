@@ -60,7 +60,8 @@ struct redis_options {
 /// Reads `redis://[user][:password]@host[:6379][/db]?prefix=..&env=..&connect_timeout=2s&
 /// command_timeout=1s&pool_size=4&java_compat=false&fencing=true&wait_replicas=0&wait_timeout=500ms`, or
 /// `redis-sentinel://[user][:password]@s1:26379,s2:26379/<master name>?db=0&sentinel_password=..&
-/// sentinel_user=..` with the same options (user and password are the data node's); instead of a password in the
+/// sentinel_user=..` (or sentinel_password_file / sentinel_password_env) with the same options
+/// (user and password are the data node's); instead of a password in the
 /// URI, `password_file=/path` or `password_env=NAME` (see read_uri_password). Throws
 /// configuration_error naming the (redacted) URI and the fix for an unknown option or a bad value.
 redis_options redis_options_from_uri(const provider_uri& uri);
