@@ -171,7 +171,11 @@ std::string provider_uri::redacted() const {
 }
 
 bool is_secret_uri_key(std::string_view key) {
-    if (key == "password_file" || key == "password_env") return false;
+    // password_file, password_env and a further secret's sentinel_password_file: where, not what.
+    const auto ends_with = [key](std::string_view tail) {
+        return key.size() >= tail.size() && key.substr(key.size() - tail.size()) == tail;
+    };
+    if (ends_with("password_file") || ends_with("password_env")) return false;
     return key.find("password") != std::string_view::npos || key == "pw";
 }
 

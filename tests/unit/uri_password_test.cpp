@@ -127,6 +127,8 @@ TEST_CASE("uri secret: a second secret (sentinel_password) from the URI, a file 
     }
     CHECK_THROWS_WITH(read("redis-sentinel://s1/m?sentinel_password_env=SHEDLOCK_UNIT_UNSET_PW"),
                       Contains("sentinel_password_env names SHEDLOCK_UNIT_UNSET_PW"));
+    CHECK(parse_provider_uri(by_env + "&sentinel_password=x").redacted() ==
+          "redis-sentinel://s1/m?sentinel_password=***&sentinel_password_env=SHEDLOCK_UNIT_SENTINEL_PW");
     CHECK(secret_environment_variables(parse_provider_uri(by_env + "&password_env=DB_PW")) ==
           std::vector<std::string>{"DB_PW", "SHEDLOCK_UNIT_SENTINEL_PW"});
     ::unsetenv("SHEDLOCK_UNIT_SENTINEL_PW");
