@@ -20,7 +20,8 @@ shedlock::providers::postgres_options behind(const std::vector<std::uint16_t>& p
     auto o = pa::options(query);
     const shedlock::providers::postgres_options::server_address real{o.host, o.port};
     o.servers.clear();
-    for (auto port : ports) o.servers.push_back({"127.0.0.1", port});
+    // The first by name: the driver resolves it (Asio) before libpq tries its addresses.
+    for (auto port : ports) o.servers.push_back({o.servers.empty() ? "localhost" : "127.0.0.1", port});
     if (with_server) o.servers.push_back(real);
     o.host = o.servers.front().host;
     o.port = o.servers.front().port;
@@ -60,7 +61,7 @@ TEST_CASE("postgres async servers: when no server serves, the error names each o
     const auto e = out.error();
     CHECK(e.category() == shedlock::storage_category::unavailable);
     CHECK(e.advice() == shedlock::retry_advice::safe);
-    CHECK_THAT(e.what(), Catch::Contains("127.0.0.1:" + std::to_string(closed) + ": ") &&
+    CHECK_THAT(e.what(), Catch::Contains("localhost:" + std::to_string(closed) + ": ") &&
                              Catch::Contains("127.0.0.1:" + std::to_string(silent.local_endpoint().port()) + ": "));
     CHECK_THAT(e.what(), Catch::Contains("connect_timeout"));
     CHECK_THAT(e.what(), !Catch::Contains(t::server::password));
