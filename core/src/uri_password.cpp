@@ -32,7 +32,9 @@ constexpr std::size_t max_password_file = 64 * 1024;
 /// `key`: "password" (password_file) or another secret's name (sentinel_password_file).
 std::string read_first_line(const provider_uri& uri, const std::string& key, const std::string& path) {
     const std::string shown = key + "_file \"" + path + "\"";
-    const descriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+    // O_NONBLOCK: opening a FIFO for reading would wait for a writer forever; it is refused
+    // below as not a regular file (on a regular file the flag changes nothing).
+    const descriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
     struct stat info {};
     if (file.fd < 0 || ::fstat(file.fd, &info) != 0)
         refuse(uri, shown + " cannot be read (" + std::strerror(errno) + "); give a file this process can read");
@@ -51,7 +53,12 @@ std::string read_first_line(const provider_uri& uri, const std::string& key, con
         got += static_cast<std::size_t>(n);
     }
     text.resize(got);
-    text = text.substr(0, text.find('\n'));
+    const auto line_end = text.find('\n');
+    // A first line cut at the bound is not the password: refused, never sent truncated.
+    if (line_end == std::string::npos && got == max_password_file)
+        refuse(uri, shown + " has a first line longer than " + std::to_string(max_password_file) +
+                        " bytes; write only the password on its first line");
+    text = text.substr(0, line_end);
     if (!text.empty() && text.back() == '\r') text.pop_back();  // a file written on Windows
     if (text.empty()) refuse(uri, shown + " has an empty first line; write the password on its first line");
     return text;

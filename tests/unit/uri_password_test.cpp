@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -72,6 +73,20 @@ TEST_CASE("uri password: a password file that is missing, shared, empty or not a
     const std::string empty = secret_file("empty", "\n" + secret + "\n", 0600);
     CHECK_THAT(error_of("postgresql://u@h/db?password_file=" + empty), Contains(empty) && Contains("empty first line"));
     CHECK_THAT(error_of("postgresql://u@h/db?password_file=" + test::scratch_dir()), Contains("not a regular file"));
+}
+
+// Before the fix, opening a FIFO blocked until a writer came (forever under cron); a first line
+// longer than the 64 KiB read bound was sent cut short.
+TEST_CASE("uri password: a FIFO is refused without waiting for a writer; an over-long first line is refused",
+          "[uri][password]") {
+    const std::string fifo = test::scratch_dir() + "/fifo";
+    ::unlink(fifo.c_str());
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    CHECK_THAT(error_of("redis://h?password_file=" + fifo), Contains(fifo) && Contains("not a regular file"));
+    const std::string long_line = secret_file("long", std::string(70 * 1024, 'a') + "\n", 0600);
+    CHECK_THAT(error_of("redis://h?password_file=" + long_line), Contains(long_line) && Contains("longer than 65536 bytes"));
+    const std::string at_bound = secret_file("bound", std::string(64 * 1024 - 1, 'b') + "\n", 0600);
+    CHECK(password_of("redis://h?password_file=" + at_bound) == std::string(64 * 1024 - 1, 'b'));
 }
 
 TEST_CASE("uri password: password_env gives the variable's value, and refuses unset, empty or bad names",
