@@ -265,7 +265,7 @@ namespace refusal_cost {
 class java_client_time {
 public:
     java_client_time(const std::string& table, std::string owner)
-        : connection_(connection_string()), table_(table), owner_(std::move(owner)) {}
+        : connection_(test_server::conninfo()), table_(table), owner_(std::move(owner)) {}
 
     bool lock(const std::string& name) {
         pqxx::nontransaction w(connection_);
@@ -289,11 +289,6 @@ public:
     }
 
 private:
-    static std::string connection_string() {
-        const auto o = postgres_options::from_uri(parse_provider_uri(test_server::uri()));
-        return "host=" + o.host + " port=" + std::to_string(o.port) + " dbname=" + o.database + " user=" + o.user +
-               " password=" + o.password.value_or("");
-    }
     pqxx::connection connection_;
     std::string table_, owner_;
     bool known_ = false;
