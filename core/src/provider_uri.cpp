@@ -119,6 +119,9 @@ void parse_authority(std::string_view auth, provider_uri& uri, const uri_text& s
         if (!auth.empty() && auth.front() != ':') malformed(shown, "unexpected text after ']'");
     } else {
         const auto colon = auth.rfind(':');
+        // ::1 would be host ":" port 1, and ::1:5432 is ambiguous: an IPv6 address takes brackets.
+        if (colon != std::string_view::npos && auth.find(':') != colon)
+            malformed(shown, "an IPv6 address needs brackets, e.g. [::1]:5432", in_quotes(auth));
         host = auth.substr(0, colon);
         auth = colon == std::string_view::npos ? std::string_view{} : auth.substr(colon);
     }

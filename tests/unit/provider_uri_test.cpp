@@ -60,6 +60,9 @@ TEST_CASE("malformed URIs name the problem", "[uri]") {
     CHECK_THROWS_WITH(parse_provider_uri("postgresql://h/db?a=1&a=2"), Contains("given twice"));
     CHECK_THROWS_WITH(parse_provider_uri("postgresql://h/d%zzb"), Contains("hex digits"));
     CHECK_THROWS_AS(parse_provider_uri("redis://[::1"), configuration_error);
+    // Unbracketed IPv6: ::1 was read as host ":" port 1 (an unavailable server, not a config error).
+    CHECK_THROWS_WITH(parse_provider_uri("postgresql://u:pw@::1/db"), Contains("IPv6 address needs brackets"));
+    CHECK_THROWS_WITH(parse_provider_uri("redis://::1:6379/0"), Contains("IPv6 address needs brackets"));
 }
 
 TEST_CASE("a host list is kept whole for its provider to split, and shown as given", "[uri]") {

@@ -96,29 +96,29 @@ void throw_postgres_error(const std::exception& e, const std::string& shown, boo
 postgres_connection::postgres_connection(const postgres_options& options)
     : shown_(options.redacted_uri()), user_(options.user), servers_(std::max<std::size_t>(options.servers.size(), 1)),
       target_(options.target), answer_within_(options.statement_timeout + options.connect_timeout) {
-    // One deadline for the whole connect: the retry without `options` and the probe get what
-    // the attempts before them left of connect_timeout, not a fresh one each.
+    // One deadline for the whole connect: each server, the retry without `options` and the
+    // probe get what the attempts before them left of connect_timeout, not a fresh one each.
     const connect_budget budget(options);
-    bool options_sent = sends_startup_options(options);
-    try {
+    bool options_sent = false;
+    if (options.servers.empty()) {
         try {
-            connection_ = std::make_unique<pqxx::connection>(postgres_conninfo(options, options_sent, budget.per_server(std::max<std::size_t>(options.servers.size(), 1))));
-        } catch (const pqxx::broken_connection& e) {
-            if (!options_sent || !retries_without_startup_options(options, e.what())) throw;
-            options_sent = false;
-            budget.check(shown_);
-            connection_ = std::make_unique<pqxx::connection>(postgres_conninfo(options, false, budget.per_server(std::max<std::size_t>(options.servers.size(), 1))));
+            options_sent = connect_to(options, {}, budget, 1);
+        } catch (const storage_error&) {
+            throw;  // the budget spent before the retry without `options`
+        } catch (const std::exception& e) {
+            throw_postgres_error(e, shown_, false);
         }
-    } catch (const std::exception& e) {
-        throw_postgres_error(e, shown_, false);
+    } else {
+        options_sent = connect_in_turn(options, budget);
     }
     watch_ = std::make_unique<synchronous_wait_watch>(*connection_);
     if (options.pooler == postgres_options::pooler_kind::none) return;
-    budget.check(shown_);
+    // A connection made is kept: when libpq's per-server floor (2 s) spent the budget on silent
+    // servers before it, the probe still gets that floor rather than throwing the connection away.
     sql::sql_result probe;
     try {
         try {
-            probe = rows_of(run_before_deadline(pooler_probe_sql, {}, budget.left()));
+            probe = rows_of(run_before_deadline(pooler_probe_sql, {}, std::max(budget.left(), libpq_timeout_floor)));
         } catch (const storage_error&) {
             throw;
         } catch (const std::exception& e) {
@@ -128,6 +128,43 @@ postgres_connection::postgres_connection(const postgres_options& options)
         throw probe_failure(e, shown_);
     }
     unnamed_statements_ = pooled_after_probe(options, options_sent, connection_->backendpid(), probe, shown_);
+}
+
+bool postgres_connection::connect_to(const postgres_options& options, const std::string& servers,
+                                     const connect_budget& budget, std::size_t servers_left) {
+    bool options_sent = sends_startup_options(options);
+    try {
+        connection_ = std::make_unique<pqxx::connection>(
+            postgres_conninfo(options, options_sent, budget.per_server(servers_left), servers));
+    } catch (const pqxx::broken_connection& e) {
+        if (!options_sent || !retries_without_startup_options(options, e.what())) throw;
+        options_sent = false;
+        budget.check(shown_);
+        connection_ = std::make_unique<pqxx::connection>(postgres_conninfo(options, false, budget.per_server(servers_left), servers));
+    }
+    return options_sent;
+}
+
+bool postgres_connection::connect_in_turn(const postgres_options& options, const connect_budget& budget) {
+    // The servers one by one, not as libpq's host list: libpq ends its own walk at a server that
+    // accepts and then closes or answers garbage (a proxy with no backend), never trying the rest.
+    std::string failures;
+    for (std::size_t i = 0; i < options.servers.size(); ++i) {
+        auto one = options;
+        one.servers = {options.servers[i]};
+        try {
+            return connect_to(options, postgres_servers_conninfo(one), budget, options.servers.size() - i);
+        } catch (const pqxx::broken_connection& e) {
+            std::string why = e.what();  // libpq's "connection to server at ..., port ... failed: ..."
+            while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+            failures += (failures.empty() ? "" : "\n") + why;
+        } catch (const storage_error&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw_postgres_error(e, shown_, false);
+        }
+    }
+    throw postgres_error(postgres_failure::connection, failures, "", shown_, false);
 }
 
 bool synchronous_wait_watch::operator()(const char message[]) noexcept {

@@ -15,6 +15,8 @@
 
 namespace shedlock::providers::detail {
 
+class connect_budget;
+
 /// Maps a libpqxx/libpq failure to a storage_error whose message names the server as `shown`
 /// (a URI without password). libpq's own text is kept whole: it never contains the password
 /// (the conninfo quotes it), and searching-and-replacing it would reveal where it occurs.
@@ -43,6 +45,14 @@ public:
 
 private:
     const std::string& prepared_name(const std::string& sql);
+    /// Connects to `servers` (libpq's host/port keys; empty: every server of `options`) within
+    /// its share of `budget` (`servers_left` still to try), once more without libpq `options`
+    /// when a pooler refuses them; returns whether they were sent. libpqxx's exceptions pass through.
+    bool connect_to(const postgres_options& options, const std::string& servers, const connect_budget& budget,
+                    std::size_t servers_left);
+    /// A multi-host list: each server in turn, with an equal share of what is left of `budget`
+    /// (at least libpq's 2 s floor each). Returns whether libpq `options` were sent.
+    bool connect_in_turn(const postgres_options& options, const connect_budget& budget);
     /// Doctor's note on a multi-host URI: how many servers, the target, which one this reached.
     topology_note servers_note();
     /// Throws a safe-to-retry storage_error when the server closed the connection while it idled

@@ -33,6 +33,9 @@ postgres_options::server_address server_of(const provider_uri& uri, const std::s
         host = entry.substr(1, close - 1);
         if (close + 1 < entry.size()) port = entry.substr(close + 2);
         if (close + 1 < entry.size() && port.empty()) bad_list(uri, "the server \"" + entry + "\" has an empty port");
+    } else if (entry.find(':') != entry.rfind(':')) {
+        // ::1:5432 could be ::1 port 5432 or ::1:5432 on the default port; ::1 would be host ":".
+        bad_list(uri, "the server \"" + entry + "\" looks like an IPv6 address without brackets: write [" + entry + "] or [address]:port");
     } else if (const auto colon = entry.rfind(':'); colon != std::string::npos) {
         host = entry.substr(0, colon);
         port = entry.substr(colon + 1);

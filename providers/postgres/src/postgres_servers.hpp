@@ -16,6 +16,9 @@ namespace shedlock::providers::detail {
 /// each server costs a connect attempt inside one connect_timeout.
 constexpr std::size_t max_postgres_servers = 16;
 
+/// libpq's least connect_timeout per server (a smaller one is raised to it).
+constexpr std::chrono::milliseconds libpq_timeout_floor{2000};
+
 /// Splits a URI's host list (`h1:5432,[::1]:5433,h3`; a server without a port gets
 /// `default_port`) into `out.servers`, and `out.host`/`out.port` become the first entry. Throws
 /// configuration_error naming the URI (redacted) and the entry for an empty host, a bad port,

@@ -5,6 +5,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
 
 #include <string>
 
@@ -35,6 +36,18 @@ std::uint16_t closed_port(boost::asio::io_context& io) {
     return bound.local_endpoint().port();
 }
 
+/// Accepts one connection on `acceptor` (on its io_context), writes `answer` (not PostgreSQL's
+/// protocol) and closes it: a proxy with no backend, a wrong service. One only, so that io.run()
+/// still runs out of work.
+void answer_once(boost::asio::ip::tcp::acceptor& acceptor, std::string answer) {
+    acceptor.async_accept([answer = std::move(answer)](boost::system::error_code ec, boost::asio::ip::tcp::socket peer) {
+        if (ec) return;
+        boost::system::error_code ignored;
+        boost::asio::write(peer, boost::asio::buffer(answer), ignored);
+        peer.close(ignored);
+    });
+}
+
 }  // namespace pg_async_servers_test
 
 TEST_CASE("postgres async servers: a closed port and a silent listener are passed over to the server behind them",
@@ -43,6 +56,19 @@ TEST_CASE("postgres async servers: a closed port and a silent listener are passe
     boost::asio::io_context io;
     boost::asio::ip::tcp::acceptor silent(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
     const auto o = t::behind({t::closed_port(io), silent.local_endpoint().port()}, true, "?connect_timeout=6s");
+    auto c = t::pa::connect(io, o);
+    CHECK(t::pa::value_of(t::pa::execute(io, *c, "SELECT NOT pg_is_in_recovery()")) == "t");
+}
+
+TEST_CASE("postgres async servers: a listener that closes at once or answers garbage is passed over",
+          "[postgres][async][servers]") {
+    namespace t = pg_async_servers_test;
+    boost::asio::io_context io;
+    boost::asio::ip::tcp::acceptor closing(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
+    boost::asio::ip::tcp::acceptor garbage(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
+    t::answer_once(closing, "");
+    t::answer_once(garbage, "HTTP/1.1 400 Bad Request\r\n\r\n");
+    const auto o = t::behind({closing.local_endpoint().port(), garbage.local_endpoint().port()}, true, "?connect_timeout=6s");
     auto c = t::pa::connect(io, o);
     CHECK(t::pa::value_of(t::pa::execute(io, *c, "SELECT NOT pg_is_in_recovery()")) == "t");
 }

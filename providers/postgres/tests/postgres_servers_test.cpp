@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <string>
+#include <thread>
 
 namespace pg_servers_test {
 
@@ -53,10 +54,40 @@ public:
     loopback_port(const loopback_port&) = delete;
     loopback_port& operator=(const loopback_port&) = delete;
     std::uint16_t port() const { return port_; }
+    int fd() const { return fd_; }
 
 private:
     int fd_;
     std::uint16_t port_ = 0;
+};
+
+/// A loopback listener that, on a thread of its own, accepts each connection and writes
+/// `answer` (not PostgreSQL's protocol) and closes it: a proxy with no backend, a wrong service.
+class answering_port {
+public:
+    explicit answering_port(std::string answer) : listening_(true), answer_(std::move(answer)) {
+        thread_ = std::thread([this] {
+            for (;;) {
+                const int client = ::accept(fd(), nullptr, nullptr);
+                if (client < 0) return;  // shut down by the destructor
+                if (!answer_.empty()) (void)!::write(client, answer_.data(), answer_.size());
+                ::close(client);
+            }
+        });
+    }
+    ~answering_port() {
+        ::shutdown(fd(), SHUT_RDWR);
+        thread_.join();
+    }
+    answering_port(const answering_port&) = delete;
+    answering_port& operator=(const answering_port&) = delete;
+    std::uint16_t port() const { return listening_.port(); }
+
+private:
+    int fd() const { return listening_.fd(); }
+    loopback_port listening_;
+    std::string answer_;
+    std::thread thread_;
 };
 
 /// The test server's URI with its host:port replaced by `servers`.
@@ -116,6 +147,8 @@ TEST_CASE("postgres servers: bad lists and targets are configuration errors nami
         CHECK_THAT(t::refusal_of("postgresql://a,b/db?target_session_attrs=" + standby),
                    Catch::Contains("target_session_attrs=\"" + standby + "\"") && Catch::Contains("a lock writes") &&
                        Catch::Contains("use target_session_attrs=read-write"));
+    CHECK_THAT(t::refusal_of("postgresql://::1,b/db"), Catch::Contains("\"::1\" looks like an IPv6 address without brackets"));
+    CHECK_THAT(t::refusal_of("postgresql://b,a:1:2/db"), Catch::Contains("\"a:1:2\" looks like an IPv6 address"));
     CHECK_THAT(t::refusal_of("postgresql://a,b/db?target_session_attrs=master"), Catch::Contains("not a libpq session target"));
     CHECK_THAT(t::refusal_of("postgresql://a,b/db?target_session_attrs=any&target_session_attrs=any"),
                Catch::Contains("given twice"));
@@ -150,4 +183,35 @@ TEST_CASE("postgres servers: when no server serves, the error names each one tri
                                  Catch::Contains("port " + std::to_string(silent.port())));
         CHECK_THAT(e.what(), !Catch::Contains(test_server::password));
     }
+}
+
+TEST_CASE("postgres servers: a listener that closes at once or answers garbage is passed over, not the end of the walk",
+          "[postgres][servers]") {
+    // libpq ends its own host-list walk at such a server (error_return, not its next host), so
+    // the provider walks the list itself: each server with a conninfo of its own.
+    namespace t = pg_servers_test;
+    const t::answering_port closing(""), garbage("HTTP/1.1 400 Bad Request\r\n\r\n");
+    const auto uri = t::with_servers("127.0.0.1:" + std::to_string(closing.port()) + ",127.0.0.1:" +
+                                         std::to_string(garbage.port()) + "," + t::test_server_address(),
+                                     "?connect_timeout=6s&table=servers_" + std::to_string(::getpid()) + "&create_schema=true");
+    auto provider = shedlock::providers::make_postgres_lock_provider(t::parsed(uri));
+    auto held = provider->try_lock({"servers", std::chrono::minutes{1}});
+    REQUIRE(held);
+    held->unlock();
+}
+
+TEST_CASE("postgres servers: silent servers that spend the budget at libpq's 2 s floor do not cost the connection made behind them",
+          "[postgres][servers]") {
+    // connect_timeout=3s over three servers is 1 s each, which libpq raises to 2 s: the two silent
+    // ones take 4 s. The connection to the third was made, then thrown away by the pooler probe's
+    // "budget spent" check (unavailable); it is kept, and the probe gets the floor.
+    namespace t = pg_servers_test;
+    const t::loopback_port silent_a(true), silent_b(true);
+    const auto uri = t::with_servers("127.0.0.1:" + std::to_string(silent_a.port()) + ",127.0.0.1:" +
+                                         std::to_string(silent_b.port()) + "," + t::test_server_address(),
+                                     "?connect_timeout=3s&table=servers_" + std::to_string(::getpid()) + "&create_schema=true");
+    auto provider = shedlock::providers::make_postgres_lock_provider(t::parsed(uri));
+    auto held = provider->try_lock({"servers_floor", std::chrono::minutes{1}});
+    REQUIRE(held);
+    held->unlock();
 }
