@@ -7,6 +7,7 @@
 #include <sys/time.h>
 
 #include <cerrno>
+#include <cstdio>
 
 namespace shedlock::providers::detail {
 namespace {
@@ -53,6 +54,8 @@ redis_connection::redis_connection(const redis_options& options) : where_(descri
 }
 
 void redis_connection::open(const redis_options& options, bool must_be_primary) {
+    // connect_timeout bounds the connect and the handshake together, not each step.
+    answer_by(std::chrono::steady_clock::now() + options.connect_timeout);
     context_ = redisConnectWithTimeout(options.host.c_str(), options.port, to_timeval(options.connect_timeout));
     if (context_ == nullptr)
         throw io_error("out of memory creating the connection", "a connection", where_, retry_advice::safe);
@@ -69,6 +72,7 @@ void redis_connection::open(const redis_options& options, bool must_be_primary) 
         handshake(options);
         if (must_be_primary) check_primary();
         redisSetTimeout(context_, to_timeval(options.command_timeout));
+        deadline_.reset();
         redisEnableKeepAlive(context_);
         connected_ = true;
     } catch (...) {
@@ -140,7 +144,7 @@ std::vector<reply_ptr> redis_connection::pipeline(const std::vector<std::vector<
     replies.reserve(commands.size());
     for (std::size_t i = 0; i < commands.size(); ++i) {
         void* raw = nullptr;
-        if (redisGetReply(context_, &raw) != REDIS_OK || raw == nullptr) fail_io(what, true);
+        if (read_reply(&raw) != REDIS_OK || raw == nullptr) fail_io(what, true);
         replies.emplace_back(static_cast<redisReply*>(raw));
         const redisReply& r = *replies.back();
         // A demoted primary (READONLY) or a replica cut off (MASTERDOWN): never reuse this
@@ -148,6 +152,28 @@ std::vector<reply_ptr> redis_connection::pipeline(const std::vector<std::vector<
         if (r.type == REDIS_REPLY_ERROR && demoted_node_reply({r.str, r.len})) broken_ = true;
     }
     return replies;
+}
+
+int redis_connection::read_reply(void** reply) {
+    if (!deadline_) return redisGetReply(context_, reply);
+    for (int done = 0; !done;)
+        if (redisBufferWrite(context_, &done) != REDIS_OK) return REDIS_ERR;
+    while (true) {
+        if (redisReaderGetReply(context_->reader, reply) != REDIS_OK) {
+            context_->err = context_->reader->err;
+            std::snprintf(context_->errstr, sizeof context_->errstr, "%s", context_->reader->errstr);
+            return REDIS_ERR;
+        }
+        if (*reply != nullptr) return REDIS_OK;
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline_ - std::chrono::steady_clock::now());
+        pollfd readable{context_->fd, POLLIN, 0};
+        if (left.count() <= 0 || ::poll(&readable, 1, static_cast<int>(left.count())) == 0) {
+            context_->err = REDIS_ERR_IO;
+            errno = EAGAIN;  // fail_io reports a timeout
+            return REDIS_ERR;
+        }
+        if (redisBufferRead(context_) != REDIS_OK) return REDIS_ERR;
+    }
 }
 
 reply_ptr redis_connection::checked(const std::vector<std::string_view>& args, const char* what) {

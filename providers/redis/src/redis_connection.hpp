@@ -5,7 +5,9 @@
 
 #include <hiredis/hiredis.h>
 
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +46,11 @@ public:
     /// Like command() but throws the classified storage_error for an error reply.
     reply_ptr checked(const std::vector<std::string_view>& args, const char* what);
 
+    /// Every reply from now on must be complete by `deadline`, not only each read within the
+    /// socket timeout: a server that trickles a byte at a time would otherwise hold one reply
+    /// forever. Used for a sentinel's answer and for the handshake (both count as connecting).
+    void answer_by(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
+
     bool broken() const noexcept { return broken_; }
     const std::string& where() const noexcept { return where_; }
 
@@ -55,12 +62,15 @@ private:
     void check_primary();
     /// `sent`: the commands went out before the failure (their effect is in doubt).
     [[noreturn]] void fail_io(const char* what, bool sent);
+    /// redisGetReply, but against deadline_ when one is set (then a timeout sets EAGAIN).
+    int read_reply(void** reply);
     /// Throws (safe to retry) when the server closed the connection while it idled.
     void check_still_open(const char* what);
 
     redisContext* context_ = nullptr;
     std::string where_;
     bool broken_ = false;
+    std::optional<std::chrono::steady_clock::time_point> deadline_;
     bool connected_ = false;  ///< the handshake is done: a failure from now on is a command's
 };
 

@@ -5,6 +5,9 @@
 
 #include <shedlock/error.hpp>
 
+#include <algorithm>
+#include <chrono>
+
 namespace shedlock::providers::detail {
 namespace {
 
@@ -15,6 +18,14 @@ std::optional<sentinel_answer> address_of(const redisReply& reply, const std::st
     const bool pair = reply.type == REDIS_REPLY_ARRAY && reply.elements == 2 &&
                       reply.element[0]->type == REDIS_REPLY_STRING && reply.element[1]->type == REDIS_REPLY_STRING;
     if (!pair) return std::nullopt;
+    // A host name is at most 253 bytes and has no spaces or control bytes; anything else is not
+    // an address (and would be copied into every message, or cut at a NUL by the connect).
+    const std::string_view host(reply.element[0]->str, reply.element[0]->len);
+    const bool odd_host = host.empty() || host.size() > 253 || std::any_of(host.begin(), host.end(), [](char c) {
+                              const auto u = static_cast<unsigned char>(c);
+                              return u <= 0x20 || u == 0x7f;
+                          });
+    if (odd_host) return std::nullopt;
     const std::string port(reply.element[1]->str, reply.element[1]->len);
     if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
         std::stoi(port) < 1 || std::stoi(port) > 65535)
@@ -27,8 +38,12 @@ std::optional<sentinel_answer> address_of(const redisReply& reply, const std::st
 
 sentinel_reply ask_sentinel(const redis_options& o, const redis_sentinel_address& s) {
     sentinel_reply out;
+    // One connect_timeout for the whole exchange (connect, AUTH, the query), even against a
+    // sentinel that answers each step just in time or trickles its reply.
+    const auto deadline = std::chrono::steady_clock::now() + o.connect_timeout;
     try {
         redis_connection sentinel(sentinel_connection_options(o, s));
+        sentinel.answer_by(deadline);
         auto reply = sentinel.checked({"SENTINEL", "GET-MASTER-ADDR-BY-NAME", o.sentinel_master},
                                       "SENTINEL GET-MASTER-ADDR-BY-NAME");
         out.reached = true;

@@ -4,12 +4,16 @@
 // sentinels do not know, a stale answer that points at a replica), wait_replicas and secrets.
 #include "redis_test_support.hpp"
 
+#include "fake_server.hpp"
+
 #include <process_freeze.hpp>
 
 #include <shedlock/error.hpp>
 #include <shedlock/lock_inspector.hpp>
 
 #include <catch2/catch.hpp>
+
+#include <sys/socket.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -180,6 +184,50 @@ TEST_CASE("a frozen sentinel (accepts, never answers) is skipped within connect_
     }
     continue_processes({first});
     CHECK(held);
+}
+
+/// A hostile sentinel: reads the request, answers `head`, then one byte of `trickle` every 50 ms
+/// (each read well within connect_timeout) until the client hangs up.
+std::function<void(int)> answering_sentinel(std::string head, std::string trickle = "") {
+    return [head, trickle](int fd) {
+        char request[4096];
+        if (::recv(fd, request, sizeof request, 0) <= 0 || !write_all(fd, head)) return;
+        for (std::size_t i = 0; !trickle.empty(); i = (i + 1) % trickle.size()) {
+            if (!write_all(fd, trickle.substr(i, 1))) return;
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));  // pacing, not synchronisation
+        }
+    };
+}
+
+// Before the fix each read had its own timeout, so a sentinel trickling its answer held every
+// new connection forever (a sentinel answering each step just in time took one connect_timeout
+// per step).
+TEST_CASE("a sentinel that trickles its answer is skipped within one connect_timeout", "[redis][sentinel]") {
+    fake_server trickling(answering_sentinel("*2\r\n$1000000\r\n", "a"));
+    auto options = sentinel_options("&connect_timeout=300ms");
+    options.sentinels.insert(options.sentinels.begin(), providers::redis_sentinel_address{"127.0.0.1", trickling.port()});
+    CHECK(providers::make_redis_lock_provider(options)->try_lock(config_for("past-trickling")));
+    options.sentinels.resize(1);
+    const auto e = storage_failure([&] { (void)providers::make_redis_lock_provider(options)->try_lock(config_for("t")); });
+    CHECK(e.category() == storage_category::unavailable);
+    CHECK_THAT(e.what(), Catch::Contains("127.0.0.1:" + std::to_string(trickling.port())));
+}
+
+TEST_CASE("a sentinel answer whose host is empty, over-long or holds control bytes is not an address",
+          "[redis][sentinel]") {
+    const std::string port = "$" + std::to_string(port_of("SHEDLOCK_TEST_SENTINEL_PRIMARY_PORT").size()) + "\r\n" +
+                             port_of("SHEDLOCK_TEST_SENTINEL_PRIMARY_PORT") + "\r\n";
+    const std::string nul_host("127.0.0.1\0evil", 14);
+    for (const std::string& host : {std::string(), std::string(300, 'a'), std::string("127.0.0.1\r\nX"), nul_host}) {
+        fake_server sentinel(answering_sentinel("*2\r\n$" + std::to_string(host.size()) + "\r\n" + host + "\r\n" + port));
+        redis_options options = sentinel_options();
+        options.sentinels = {{"127.0.0.1", sentinel.port()}};
+        options.sentinel_password.reset();
+        const auto e = storage_failure([&] { (void)providers::make_redis_lock_provider(options)->try_lock(config_for("odd")); });
+        CHECK(e.category() == storage_category::unavailable);
+        CHECK_THAT(e.what(), Catch::Contains("answered something other than an address") && !Catch::Contains("evil") &&
+                                 !Catch::Contains(std::string(300, 'a')));
+    }
 }
 
 TEST_CASE("a master name the sentinels do not know is a misconfiguration naming it", "[redis][sentinel]") {
