@@ -29,7 +29,10 @@ struct sql_lock_options {
     /// refused acquisition is one plain UPDATE (where the dialect has one: PostgreSQL), after it
     /// the next attempt runs the full insert-or-take-over statement. It bounds how long a record
     /// that another process deleted keeps being refused here. Zero: always the full statement.
-    std::chrono::milliseconds known_record_ttl = std::chrono::seconds{60};
+    /// 10 minutes: well above the commonest task period (every minute), so a fleet's refusals are
+    /// plain UPDATEs (1 in 10 a full statement), while a record deleted by hand elsewhere is
+    /// refused here for minutes, not forever (Java ShedLock's cache never forgets).
+    std::chrono::milliseconds known_record_ttl = std::chrono::minutes{10};
     /// The backend session's one pool, shared with its run store and idempotency store; nullptr
     /// (an application constructing the provider itself): a pool of its own.
     std::shared_ptr<connection_pool> pool;
