@@ -59,6 +59,8 @@ private:
     /// The acquire script, then WAIT (wait_replicas) on the same connection.
     std::int64_t acquire_on_replicas(const detail::lock_script_call& call, const lock_configuration& config,
                                      const std::string& owner, timestamp now);
+    /// After WAIT itself failed: runs `release` on a new connection and throws (unavailable).
+    [[noreturn]] void release_unconfirmed(const detail::lock_script_call& release, const storage_error& why);
 
     const redis_options options_;
     const detail::redis_keys keys_;
@@ -86,15 +88,35 @@ std::int64_t redis_lock_provider::acquire_on_replicas(const detail::lock_script_
                                                      timestamp now) {
     const auto keys = call.key_views();
     const auto args = call.arg_views();
-    return pool_->run_retrying_safe([&](detail::redis_connection& connection) {
-        auto reply = scripts_.run(connection, call.script, keys, args);
-        const std::int64_t token = detail::lock_script_result(*reply, connection.where(), call.lock_key);
-        if (token < 0) return token;  // held elsewhere: nothing to wait for
-        const auto taken = detail::acquired_lease(config, owner, now, token, options_.fencing);
-        detail::confirm_on_replicas(connection, options_, scripts_,
-                                    detail::unlock_call(keys_, *taken, std::chrono::milliseconds(0), false));
-        return token;
-    });
+    std::optional<detail::lock_script_call> release;
+    try {
+        return pool_->run_retrying_safe([&](detail::redis_connection& connection) {
+            auto reply = scripts_.run(connection, call.script, keys, args);
+            const std::int64_t token = detail::lock_script_result(*reply, connection.where(), call.lock_key);
+            if (token < 0) return token;  // held elsewhere: nothing to wait for
+            const auto taken = detail::acquired_lease(config, owner, now, token, options_.fencing);
+            release = detail::unlock_call(keys_, *taken, std::chrono::milliseconds(0), false);
+            detail::confirm_on_replicas(connection, options_, scripts_, *release);
+            return token;
+        });
+    } catch (const detail::wait_unanswered& e) {
+        release_unconfirmed(*release, e);
+    }
+}
+
+// Without it the lock stayed taken, by nobody, for lock_at_most_for (every other instance
+// skipped the task meanwhile) although the caller was told it was not acquired.
+void redis_lock_provider::release_unconfirmed(const detail::lock_script_call& release, const storage_error& why) {
+    const std::string head = std::string("WAIT after the acquisition of \"") + release.lock_key + "\" failed (" + why.what() + ")";
+    try {
+        run(release);
+    } catch (const storage_error& e) {
+        throw storage_error(storage_category::unavailable, retry_advice::in_doubt,
+                            head + "; releasing it failed too (" + e.what() +
+                                "), so the key expires after lock_at_most_for; " + may_have_been_applied);
+    }
+    throw storage_error(storage_category::unavailable, retry_advice::safe,
+                        head + ", so it was released and is not held");
 }
 
 std::int64_t redis_lock_provider::extend_on_replicas(const detail::lock_script_call& call) {

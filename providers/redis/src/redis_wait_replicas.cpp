@@ -33,7 +33,12 @@ constexpr const char* replica_advice =
 
 void confirm_on_replicas(redis_connection& connection, const redis_options& options, redis_scripts& scripts,
                          const lock_script_call& release) {
-    const auto shortfall = replica_shortfall(connection, options, "acquisition", release.lock_key);
+    std::optional<std::string> shortfall;
+    try {
+        shortfall = replica_shortfall(connection, options, "acquisition", release.lock_key);
+    } catch (const storage_error& e) {
+        throw wait_unanswered(e);
+    }
     if (!shortfall) return;
     try {
         scripts.run(connection, release.script, release.key_views(), release.arg_views());

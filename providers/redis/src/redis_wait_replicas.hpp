@@ -14,8 +14,17 @@ namespace shedlock::providers::detail {
 /// retry) naming wait_replicas and the count that acknowledged: the lock is then not held, and
 /// the failure is never reported as "held elsewhere". If the release fails too, the error is in
 /// doubt and says the key expires after lock_at_most_for.
+/// WAIT itself failing (the connection broke or timed out, an error reply) leaves the lock taken
+/// and its copy unknown: that throws wait_unanswered, in doubt (never retried as a whole: the
+/// acquisition is not repeated), and the caller releases on a new connection.
 void confirm_on_replicas(redis_connection& connection, const redis_options& options, redis_scripts& scripts,
                          const lock_script_call& release);
+
+/// WAIT after an acquisition failed: the lock is taken and must be released elsewhere.
+struct wait_unanswered : storage_error {
+    explicit wait_unanswered(const storage_error& cause)
+        : storage_error(cause.category(), retry_advice::in_doubt, cause.what()) {}
+};
 
 /// Sends WAIT on `connection`, right after its extend script extended the lock. Fewer replicas
 /// than wait_replicas: throws storage_error(unavailable, safe to retry: an extend is

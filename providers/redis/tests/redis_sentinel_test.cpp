@@ -283,6 +283,37 @@ TEST_CASE("wait_replicas shortfall: a frozen replica makes the acquisition not h
     CHECK(primary.text({"EXISTS", options.prefix + ":{shortfall}"}) == "0");
 }
 
+// Before the fix the key stayed taken, by nobody, for lock_at_most_for (every other instance
+// skipped the task) while this caller was told the backend was unavailable.
+TEST_CASE("wait_replicas: a connection killed during WAIT releases the acquisition on a new connection",
+          "[redis][sentinel]") {
+    auto options = sentinel_options("&wait_replicas=1&wait_timeout=20s&command_timeout=30s");
+    auto provider = providers::make_redis_lock_provider(options);
+    raw_redis primary(direct("SHEDLOCK_TEST_SENTINEL_PRIMARY_PORT"));
+    const pid_t replica = replica_pid();
+    stop_processes({replica});
+    std::string failure = "(no error)";
+    std::thread caller([&] {
+        try {
+            (void)provider->try_lock(config_for("killed-in-wait"));
+        } catch (const storage_error& e) {
+            failure = e.what();
+        }
+    });
+    // Until the caller's WAIT is in progress (it waits for the frozen replica up to 20 s).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+    while (primary.text({"CLIENT", "LIST"}).find("cmd=wait") == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const auto killed = primary.integer({"CLIENT", "KILL", "TYPE", "normal"});
+    caller.join();
+    continue_processes({replica});
+    CHECK(killed >= 1);
+    CHECK_THAT(failure, Catch::Contains("WAIT") && Catch::Contains("released and is not held"));
+    check_no_secret(failure);
+    CHECK(primary.text({"EXISTS", options.prefix + ":{killed-in-wait}"}) == "0");
+}
+
 TEST_CASE("wait_replicas: an extension the frozen replica did not acknowledge is an error, the lock stays held",
           "[redis][sentinel]") {
     auto options = sentinel_options("&wait_replicas=1&wait_timeout=300ms");
