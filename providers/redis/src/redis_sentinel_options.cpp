@@ -3,6 +3,7 @@
 
 #include <shedlock/error.hpp>
 #include <shedlock/uri_password.hpp>
+#include <shedlock/utf8.hpp>
 
 #include <algorithm>
 #include <string_view>
@@ -97,7 +98,7 @@ void validate_sentinel_options(const redis_options& o) {
         return u <= 0x20 || u == 0x7f || c == '/' || c == '"';
     });
     if (odd || o.sentinel_master.size() > 100)
-        bad("master name \"" + o.sentinel_master + "\"",
+        bad("master name \"" + printable_text(o.sentinel_master, 120) + "\"",
             "use the name from the sentinels' `sentinel monitor <name> ...` line (at most 100 characters, no spaces, "
             "control characters, '/' or quotes)");
 }

@@ -132,6 +132,9 @@ TEST_CASE("bad redis-sentinel:// URIs are configuration errors naming the value"
     CHECK_THAT(config_error("redis-sentinel://s1:26379,,s2/m"), Catch::Contains("empty sentinel host"));
     CHECK_THAT(config_error("redis-sentinel://s1:26379,s2:26379" + secret), Catch::Contains("master name (missing)"));
     CHECK_THAT(config_error("redis-sentinel://s1,s2/bad%20name"), Catch::Contains("master name \"bad name\""));
+    // Control bytes are shown as \xNN: a NUL no longer cut the message, a CR/LF no longer broke the log line.
+    const std::string controls = config_error("redis-sentinel://s1,s2/a%00b%0D%0Ac%1B");
+    CHECK_THAT(controls, Catch::Contains("a\\x00b\\x0d\\x0ac\\x1b\"") && Catch::Contains("control characters"));
     CHECK_THAT(config_error("redis-sentinel://s1,s1:26379/m"), Catch::Contains("listed twice"));
     std::string many = "redis-sentinel://";
     for (int i = 0; i < 17; ++i) many += (i ? "," : "") + std::string("h") + std::to_string(i);
