@@ -16,6 +16,7 @@
 
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace pg_servers_test {
 
@@ -103,6 +104,19 @@ std::string test_server_address() {
     return o.host + ":" + std::to_string(o.port);
 }
 
+/// Takes and releases a lock through a URI listing loopback `ports` and then the test server,
+/// within `connect_timeout`: the servers before it were passed over.
+void lock_behind(const std::vector<std::uint16_t>& ports, const std::string& connect_timeout) {
+    std::string servers;
+    for (auto port : ports) servers += "127.0.0.1:" + std::to_string(port) + ",";
+    const auto uri = with_servers(servers + test_server_address(), "?connect_timeout=" + connect_timeout + "&table=servers_" +
+                                                                        std::to_string(::getpid()) + "&create_schema=true");
+    auto provider = shedlock::providers::make_postgres_lock_provider(parsed(uri));
+    auto held = provider->try_lock({"servers", std::chrono::minutes{1}});
+    REQUIRE(held);
+    held->unlock();
+}
+
 }  // namespace pg_servers_test
 
 TEST_CASE("postgres servers: a host list is kept in order, ports default to 5432, several mean read-write", "[postgres][servers]") {
@@ -158,13 +172,7 @@ TEST_CASE("postgres servers: a closed port and a listener that never answers are
           "[postgres][servers]") {
     namespace t = pg_servers_test;
     const t::loopback_port closed(false), silent(true);
-    const auto uri = t::with_servers("127.0.0.1:" + std::to_string(closed.port()) + ",127.0.0.1:" +
-                                         std::to_string(silent.port()) + "," + t::test_server_address(),
-                                     "?connect_timeout=6s&table=servers_" + std::to_string(::getpid()) + "&create_schema=true");
-    auto provider = shedlock::providers::make_postgres_lock_provider(t::parsed(uri));
-    auto held = provider->try_lock({"servers", std::chrono::minutes{1}});
-    REQUIRE(held);
-    held->unlock();
+    t::lock_behind({closed.port(), silent.port()}, "6s");
 }
 
 TEST_CASE("postgres servers: when no server serves, the error names each one tried and why, never the password",
@@ -191,13 +199,7 @@ TEST_CASE("postgres servers: a listener that closes at once or answers garbage i
     // the provider walks the list itself: each server with a conninfo of its own.
     namespace t = pg_servers_test;
     const t::answering_port closing(""), garbage("HTTP/1.1 400 Bad Request\r\n\r\n");
-    const auto uri = t::with_servers("127.0.0.1:" + std::to_string(closing.port()) + ",127.0.0.1:" +
-                                         std::to_string(garbage.port()) + "," + t::test_server_address(),
-                                     "?connect_timeout=6s&table=servers_" + std::to_string(::getpid()) + "&create_schema=true");
-    auto provider = shedlock::providers::make_postgres_lock_provider(t::parsed(uri));
-    auto held = provider->try_lock({"servers", std::chrono::minutes{1}});
-    REQUIRE(held);
-    held->unlock();
+    t::lock_behind({closing.port(), garbage.port()}, "6s");
 }
 
 TEST_CASE("postgres servers: silent servers that spend the budget at libpq's 2 s floor do not cost the connection made behind them",
@@ -207,11 +209,5 @@ TEST_CASE("postgres servers: silent servers that spend the budget at libpq's 2 s
     // "budget spent" check (unavailable); it is kept, and the probe gets the floor.
     namespace t = pg_servers_test;
     const t::loopback_port silent_a(true), silent_b(true);
-    const auto uri = t::with_servers("127.0.0.1:" + std::to_string(silent_a.port()) + ",127.0.0.1:" +
-                                         std::to_string(silent_b.port()) + "," + t::test_server_address(),
-                                     "?connect_timeout=3s&table=servers_" + std::to_string(::getpid()) + "&create_schema=true");
-    auto provider = shedlock::providers::make_postgres_lock_provider(t::parsed(uri));
-    auto held = provider->try_lock({"servers_floor", std::chrono::minutes{1}});
-    REQUIRE(held);
-    held->unlock();
+    t::lock_behind({silent_a.port(), silent_b.port()}, "3s");
 }
