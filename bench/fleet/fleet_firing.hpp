@@ -9,7 +9,9 @@
 #include "../bench_stats.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,11 +32,16 @@ struct firing_result {
 };
 
 /// N instance processes of one plan. Stops them (quit, then waits) when destroyed.
+///
+/// Bounded: an instance that says nothing (stopped, killed, hung) or decides nothing (a decision
+/// hangs on a frozen server) for `stall` after the due instant (or after it was spawned) fails
+/// the firing: every instance is killed and the error names the instance. Instances die with the
+/// coordinator (PR_SET_PDEATHSIG), and hold no pipe of another instance.
 class instance_fleet {
 public:
     /// Starts `instances` processes and waits until each has warmed up its connections. Throws
-    /// when one could not start.
-    instance_fleet(const worker_plan& plan, int instances);
+    /// when one could not start (all of them killed).
+    instance_fleet(const worker_plan& plan, int instances, std::chrono::seconds stall);
     ~instance_fleet();
     instance_fleet(const instance_fleet&) = delete;
     instance_fleet& operator=(const instance_fleet&) = delete;
@@ -46,12 +53,20 @@ public:
 private:
     struct process {
         int pid = -1;
-        FILE* to = nullptr;    ///< its stdin
-        FILE* from = nullptr;  ///< its stdout
+        int to = -1;          ///< its stdin
+        int from = -1;        ///< its stdout
+        std::string pending;  ///< read from `from`, not yet a whole line
     };
+    /// Reads `p`'s lines of one firing into `result`, counting acquisitions per task; throws
+    /// (naming the instance) when it ends early or stalls for stall_ after `start`.
+    void collect(process& p, std::chrono::steady_clock::time_point start, firing_result& result,
+                 std::vector<std::int64_t>& latencies, std::map<int, int>& taken);
+    /// SIGKILLs and reaps every instance still running (a failed firing or start).
+    void kill_all() noexcept;
     std::vector<process> processes_;
     std::vector<int> pids_;
     int tasks_ = 0;
+    std::chrono::seconds stall_;
 };
 
 }  // namespace shedlock::bench::fleet

@@ -19,6 +19,7 @@ constexpr int_flag int_flags[] = {
     {"--instances", &fleet_options::instances, 1, 200}, {"--tasks", &fleet_options::tasks, 1, 100000},
     {"--rounds", &fleet_options::rounds, 1, 50},        {"--threads", &fleet_options::threads, 1, 16},
     {"--hold", &fleet_options::hold_s, 1, 600},          {"--body-ms", &fleet_options::body_ms, 0, 1000},
+    {"--stall-timeout", &fleet_options::stall_s, 1, 3600},
 };
 
 const char* const known_backends[] = {"postgres", "pgbouncer", "redis"};

@@ -20,10 +20,11 @@ struct fleet_options {
     int threads = 2;      ///< worker threads and pool connections per instance (two fleets live at once)
     int hold_s = 5;       ///< lock_at_least_for: keeps a name taken for the rest of its firing
     int body_ms = 1;      ///< the task body between acquisition and release
+    int stall_s = 60;     ///< an instance silent, or deciding nothing, this long fails the run
     std::vector<std::string> backends{"postgres", "pgbouncer", "redis"};
 };
 
-/// Reads `--instances=N --tasks=M --rounds=R --threads=T --hold=S --body-ms=B
+/// Reads `--instances=N --tasks=M --rounds=R --threads=T --hold=S --body-ms=B --stall-timeout=S
 /// --backends=postgres,pgbouncer,redis`. Throws usage_error for anything else.
 fleet_options parse_fleet_options(int argc, char** argv);
 

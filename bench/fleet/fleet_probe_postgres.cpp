@@ -9,7 +9,9 @@
 #include <shedlock/providers/postgres_lock_provider.hpp>
 
 #include <libpq-fe.h>
+#include <poll.h>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <thread>
@@ -80,8 +82,31 @@ public:
     std::string version() override { return query("SELECT version()").at(0).at(0); }
 
 private:
+    /// PQexec with a bound: a frozen server fails the run instead of hanging it (no socket
+    /// option helps there: the kernel still acknowledges).
+    PGresult* exec_bounded(const std::string& sql) {
+        const auto give_up = std::chrono::steady_clock::now() + answer_bound;
+        if (PQsendQuery(conn_, sql.c_str()) == 0) throw std::runtime_error(std::string("probe: ") + PQerrorMessage(conn_));
+        while (PQisBusy(conn_) != 0) {
+            const auto left = std::chrono::ceil<std::chrono::milliseconds>(give_up - std::chrono::steady_clock::now());
+            if (left.count() <= 0)
+                throw std::runtime_error("probe: the server did not answer within " +
+                                         std::to_string(answer_bound.count()) + " s (frozen?)");
+            pollfd readable{PQsocket(conn_), POLLIN, 0};
+            if (poll(&readable, 1, static_cast<int>(std::min<long long>(left.count(), 1000))) > 0 &&
+                PQconsumeInput(conn_) == 0)
+                throw std::runtime_error(std::string("probe: ") + PQerrorMessage(conn_));
+        }
+        PGresult* last = nullptr;  // one statement: one result, then none
+        while (PGresult* r = PQgetResult(conn_)) {
+            if (last != nullptr) PQclear(last);
+            last = r;
+        }
+        return last;
+    }
+
     std::vector<std::vector<std::string>> query(const std::string& sql) {
-        PGresult* r = PQexec(conn_, sql.c_str());
+        PGresult* r = exec_bounded(sql);
         if (PQresultStatus(r) != PGRES_TUPLES_OK) {
             const std::string message = PQresultErrorMessage(r);
             PQclear(r);
@@ -94,6 +119,7 @@ private:
         return rows;
     }
 
+    static constexpr std::chrono::seconds answer_bound{60};
     PGconn* conn_ = nullptr;
     int server_port_ = 0, pooled_port_ = 0, pooler_pid_ = -1;
 };

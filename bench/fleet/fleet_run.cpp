@@ -72,9 +72,10 @@ backend_firings run_backend(const fleet_options& options, const std::string& bac
     worker_plan plan{backend, "provider", options.tasks, options.threads, options.hold_s * 1000, options.body_ms, redis_prefix};
     // Both fleets live for the whole backend, as long-running instances do.
     std::unique_ptr<instance_fleet> fleets[2];
-    fleets[0] = std::make_unique<instance_fleet>(plan, options.instances);
+    const std::chrono::seconds stall{options.stall_s};
+    fleets[0] = std::make_unique<instance_fleet>(plan, options.instances, stall);
     plan.side = "raw";
-    fleets[1] = std::make_unique<instance_fleet>(plan, options.instances);
+    fleets[1] = std::make_unique<instance_fleet>(plan, options.instances, stall);
     // A contended set is free again once its last holder's minimum hold has passed.
     wall_time free_at[2] = {};
     const auto fire = [&](firing_kind kind, int side) {

@@ -5,9 +5,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <future>
+#include <mutex>
 #include <thread>
 
 namespace shedlock::bench::fleet {
@@ -21,11 +23,41 @@ struct decision {
     std::string error;
 };
 
-/// One firing's shared state: the due instant and the next task to decide.
+/// One firing's shared state: the due instant, the next task to decide, how many are decided.
 struct firing_state {
     std::string name_set;
     wall_time due;
     std::atomic<int> next_task{0};
+    std::atomic<long> decided{0};
+};
+
+/// From the due instant until stopped, prints "p <tasks decided>" 4 times a second: the
+/// coordinator's proof that this instance lives (not stopped) and progresses (no decision hangs).
+class progress_ticker {
+public:
+    explicit progress_ticker(const firing_state& state) : thread_([this, &state] { tick(state); }) {}
+    ~progress_ticker() {
+        {
+            const std::lock_guard<std::mutex> guard(mutex_);
+            stopped_ = true;
+        }
+        wake_.notify_one();
+        thread_.join();
+    }
+
+private:
+    void tick(const firing_state& state) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (wake_.wait_until(lock, state.due, [this] { return stopped_; })) return;
+        do {
+            std::printf("p %ld\n", state.decided.load());
+            std::fflush(stdout);
+        } while (!wake_.wait_for(lock, std::chrono::milliseconds{250}, [this] { return stopped_; }));
+    }
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    bool stopped_ = false;
+    std::thread thread_;
 };
 
 void warm_up(decider& d) {
@@ -56,6 +88,7 @@ std::vector<decision> decide_tasks(const worker_plan& plan, decider& d, firing_s
             one.error = e.what();
         }
         made.push_back(std::move(one));
+        ++state.decided;
     }
     return made;
 }
@@ -78,10 +111,15 @@ void fire(const worker_plan& plan, std::vector<std::unique_ptr<decider>>& decide
     firing_state state;
     state.name_set = name_set;
     state.due = wall_time(std::chrono::duration_cast<wall_time::duration>(std::chrono::nanoseconds{due_ns}));
-    std::vector<std::future<std::vector<decision>>> threads;
-    for (auto& d : deciders)
-        threads.push_back(std::async(std::launch::async, [&plan, &d, &state] { return decide_tasks(plan, *d, state); }));
-    for (auto& t : threads) print_decisions(t.get());
+    std::vector<std::vector<decision>> made;
+    {
+        const progress_ticker ticker(state);
+        std::vector<std::future<std::vector<decision>>> threads;
+        for (auto& d : deciders)
+            threads.push_back(std::async(std::launch::async, [&plan, &d, &state] { return decide_tasks(plan, *d, state); }));
+        for (auto& t : threads) made.push_back(t.get());
+    }
+    for (const auto& one_thread : made) print_decisions(one_thread);
     std::printf("done\n");
     std::fflush(stdout);
 }
@@ -132,7 +170,8 @@ int run_worker(const worker_plan& plan) {
     }
     std::printf("ready\n");
     std::fflush(stdout);
-    for (std::string line = read_command(); line != "quit"; line = read_command()) {
+    // "quit", or the end of stdin: the coordinator is gone (its instances then go too).
+    for (std::string line = read_command(); line != "quit" && !line.empty(); line = read_command()) {
         char name_set[128];
         long long due_ns = 0;
         if (std::sscanf(line.c_str(), "fire %127s %lld", name_set, &due_ns) != 2)

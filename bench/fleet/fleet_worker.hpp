@@ -8,9 +8,11 @@
 // Protocol on stdin/stdout, one line each:
 //   -> ready
 //   <- fire <name set> <due: ns since the epoch, system_clock>
+//   -> p <tasks decided so far>    (4 times a second from the due instant until decided: alive)
 //   -> d <task> <0|1 acquired> <ns from due to decision>   (one per task)
 //   -> e <task> <error text>       (a decision that failed)
-//   -> done                        (then the next "fire", or "quit": the worker exits)
+//   -> done                        (then the next "fire", or "quit": the worker exits; so it
+//                                     does at the end of stdin, and when the coordinator dies)
 
 #include <chrono>
 #include <string>
