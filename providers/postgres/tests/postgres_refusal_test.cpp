@@ -257,6 +257,27 @@ TEST_CASE("postgres: a full INTEGER fencing column is a configuration error nami
     test_server::exec("DROP TABLE " + table);
 }
 
+TEST_CASE("postgres: a BIGINT fencing column at its maximum is a configuration error that does not say widen it",
+          "[postgres][refusal][fencing]") {
+    const std::string table = fresh_table("refusal_full_bigint");
+    test_server::exec("CREATE TABLE " + table +
+                      " (name VARCHAR(64) PRIMARY KEY, lock_until TIMESTAMP NOT NULL, locked_at TIMESTAMP NOT NULL, "
+                      "locked_by VARCHAR(255) NOT NULL, fencing_token BIGINT NOT NULL DEFAULT 0)");
+    test_server::exec("INSERT INTO " + table + " VALUES ('b', now() AT TIME ZONE 'UTC' - interval '1 minute', "
+                      "now() AT TIME ZONE 'UTC', 'x', 9223372036854775807)");
+    auto provider = make_postgres_lock_provider(options_on(table));
+    try {
+        (void)provider->try_lock({"b", std::chrono::minutes{5}});
+        FAIL("the acquisition past BIGINT's maximum succeeded");
+    } catch (const storage_error& e) {
+        CHECK(e.category() == storage_category::misconfigured);
+        CHECK_THAT(e.what(), Contains("\"fencing_token\"") && Contains(table) && Contains("22003") &&
+                                 Contains("lower that record's token"));
+        CHECK_THAT(e.what(), !Contains("TYPE bigint"));  // it is one already
+    }
+    test_server::exec("DROP TABLE " + table);
+}
+
 namespace refusal_cost {
 
 /// Java ShedLock's JdbcTemplate statements: INSERT when its registry has not seen the name, else

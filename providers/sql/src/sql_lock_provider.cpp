@@ -85,12 +85,18 @@ std::optional<lease> sql_lock_provider::do_try_lock(const lock_configuration& co
     }
 }
 
+// A 64-bit column cannot be widened: its maximum is reached only by a token written there by
+// hand or by another program, and only lowering that record's token mends it.
 fencing_overflow sql_lock_provider::fencing_overflow_advice() const {
     if (!fencing_) return {};
     const auto q = dialect_->quoted(table_);
+    const std::string column = "; the fencing column " + q.fencing_token + " of \"" + record_table() + "\"";
+    if (wide_fencing_)
+        return {dialect_->out_of_range_marker(),
+                column + " is 64-bit and a record's token is at its maximum, so it holds no next token: lower that "
+                         "record's token (it was not written by this library), once no holder of it is left"};
     return {dialect_->out_of_range_marker(),
-            "; the fencing column " + q.fencing_token + " of \"" + record_table() +
-                "\" holds no next token: widen it (" + dialect_->widen_to_bigint_sql(q.table, q.fencing_token) + ")"};
+            column + " holds no next token: widen it (" + dialect_->widen_to_bigint_sql(q.table, q.fencing_token) + ")"};
 }
 
 void sql_lock_provider::do_unlock(const lease& held) {
