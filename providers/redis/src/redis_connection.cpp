@@ -7,6 +7,7 @@
 #include <sys/time.h>
 
 #include <cerrno>
+#include <exception>
 #include <cstdio>
 
 namespace shedlock::providers::detail {
@@ -47,10 +48,30 @@ redis_connection::redis_connection(const redis_options& options) : where_(descri
     }
     // Discovery on every new connection: after a failover the pool's replacements reach the
     // new primary, and ROLE refuses a stale answer (a demoted primary still listed).
-    const sentinel_answer found = ask_sentinels(options);
-    where_ = "Redis primary \"" + options.sentinel_master + "\" at " + found.host + ":" + std::to_string(found.port) + "/" +
-             std::to_string(options.db) + " (named by sentinel " + found.sentinel + ")";
-    open(primary_options(options, found), true);
+    // A stale sentinel (one cut off from the others still names the demoted primary) must not
+    // stop every connection while the next sentinel names the real one: an answer that is not
+    // a reachable primary passes the turn on; the first such failure is the one reported.
+    std::exception_ptr first_failure;
+    for (std::size_t from = 0; from < options.sentinels.size();) {
+        sentinel_answer found;
+        try {
+            found = ask_sentinels(options, from);
+        } catch (const storage_error&) {
+            if (first_failure) std::rethrow_exception(first_failure);
+            throw;
+        }
+        where_ = "Redis primary \"" + options.sentinel_master + "\" at " + found.host + ":" + std::to_string(found.port) +
+                 "/" + std::to_string(options.db) + " (named by sentinel " + found.sentinel + ")";
+        try {
+            open(primary_options(options, found), true);
+            return;
+        } catch (const storage_error& e) {
+            if (e.category() != storage_category::unavailable) throw;
+            if (!first_failure) first_failure = std::current_exception();
+        }
+        from = found.index + 1;
+    }
+    std::rethrow_exception(first_failure);
 }
 
 void redis_connection::open(const redis_options& options, bool must_be_primary) {

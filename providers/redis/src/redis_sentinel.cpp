@@ -60,12 +60,16 @@ sentinel_reply ask_sentinel(const redis_options& o, const redis_sentinel_address
     return out;
 }
 
-sentinel_answer ask_sentinels(const redis_options& o) {
+sentinel_answer ask_sentinels(const redis_options& o, std::size_t from) {
     std::string answers;
     int reached_count = 0, unknown_count = 0;
-    for (const auto& s : o.sentinels) {
+    for (std::size_t i = from; i < o.sentinels.size(); ++i) {
+        const auto& s = o.sentinels[i];
         auto reply = ask_sentinel(o, s);
-        if (reply.address) return *reply.address;
+        if (reply.address) {
+            reply.address->index = i;
+            return *reply.address;
+        }
         reached_count += reply.reached ? 1 : 0;
         unknown_count += reply.unknown ? 1 : 0;
         answers += (answers.empty() ? "" : "; ") + sentinel_name(s) + ": " + reply.why;

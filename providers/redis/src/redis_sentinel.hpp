@@ -32,6 +32,7 @@ struct sentinel_answer {
     std::string host;
     std::uint16_t port = 0;
     std::string sentinel;  ///< "host:port" of the sentinel that answered
+    std::size_t index = 0;  ///< its position in options.sentinels
 };
 
 /// One sentinel's reply to GET-MASTER-ADDR-BY-NAME.
@@ -50,7 +51,8 @@ sentinel_reply ask_sentinel(const redis_options& options, const redis_sentinel_a
 /// storage_error(unavailable, safe to retry) naming every sentinel's answer when none named a
 /// primary, or storage_error(misconfigured) when every sentinel that answered said it does not
 /// monitor `sentinel_master`.
-sentinel_answer ask_sentinels(const redis_options& options);
+/// `from`: the first sentinel to ask (the one after a sentinel whose answer ROLE refused).
+sentinel_answer ask_sentinels(const redis_options& options, std::size_t from = 0);
 
 /// The options of a direct connection to `where` (the data node's credentials, db, timeouts).
 redis_options primary_options(const redis_options& options, const sentinel_answer& where);

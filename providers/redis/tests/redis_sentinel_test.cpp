@@ -189,12 +189,16 @@ TEST_CASE("a frozen sentinel (accepts, never answers) is skipped within connect_
     CHECK(held);
 }
 
-/// A hostile sentinel: reads the request, answers `head`, then one byte of `trickle` every 50 ms
-/// (each read well within connect_timeout) until the client hangs up.
+/// A hostile sentinel: accepts any AUTH, reads the request, answers `head`, then one byte of
+/// `trickle` every 50 ms (each read well within connect_timeout) until the client hangs up.
 std::function<void(int)> answering_sentinel(std::string head, std::string trickle = "") {
     return [head, trickle](int fd) {
         char request[4096];
-        if (::recv(fd, request, sizeof request, 0) <= 0 || !write_all(fd, head)) return;
+        ssize_t got = 0;
+        while ((got = ::recv(fd, request, sizeof request, 0)) > 0 &&
+               std::string_view(request, static_cast<std::size_t>(got)).find("AUTH") != std::string_view::npos)
+            if (!write_all(fd, "+OK\r\n")) return;
+        if (got <= 0 || !write_all(fd, head)) return;
         for (std::size_t i = 0; !trickle.empty(); i = (i + 1) % trickle.size()) {
             if (!write_all(fd, trickle.substr(i, 1))) return;
             std::this_thread::sleep_for(std::chrono::milliseconds(50));  // pacing, not synchronisation
@@ -231,6 +235,25 @@ TEST_CASE("a sentinel answer whose host is empty, over-long or holds control byt
         CHECK_THAT(e.what(), Catch::Contains("answered something other than an address") && !Catch::Contains("evil") &&
                                  !Catch::Contains(std::string(300, 'a')));
     }
+}
+
+// Before the fix the first answer was final: one stale sentinel listed first (as a sentinel cut
+// off from the others keeps naming the demoted primary) failed every new connection.
+TEST_CASE("a stale sentinel naming a replica passes the turn to the next sentinel", "[redis][sentinel]") {
+    // Whichever data node is the replica now (an earlier failover may have swapped them).
+    const char* replica = role_of("SHEDLOCK_TEST_SENTINEL_REPLICA_PORT") == "slave" ? "SHEDLOCK_TEST_SENTINEL_REPLICA_PORT"
+                                                                                 : "SHEDLOCK_TEST_SENTINEL_PRIMARY_PORT";
+    REQUIRE(role_of(replica) == "slave");
+    const std::string replica_port = port_of(replica);
+    fake_server stale(answering_sentinel("*2\r\n$9\r\n127.0.0.1\r\n$" + std::to_string(replica_port.size()) + "\r\n" +
+                                         replica_port + "\r\n"));
+    auto options = sentinel_options();
+    options.sentinels.insert(options.sentinels.begin(), providers::redis_sentinel_address{"127.0.0.1", stale.port()});
+    CHECK(providers::make_redis_lock_provider(options)->try_lock(config_for("past-stale")));
+    options.sentinels.resize(1);  // the stale one alone: its ROLE refusal is the error
+    const auto e = storage_failure([&] { (void)providers::make_redis_lock_provider(options)->try_lock(config_for("s")); });
+    CHECK(e.category() == storage_category::unavailable);
+    CHECK_THAT(e.what(), Catch::Contains("ROLE \"slave\""));
 }
 
 TEST_CASE("a master name the sentinels do not know is a misconfiguration naming it", "[redis][sentinel]") {
