@@ -52,15 +52,32 @@ TEST_CASE("known_lock_names: ttl 0 trusts nothing") {
     CHECK_FALSE(known.trusted("a", t0));
 }
 
-TEST_CASE("known_lock_names: at capacity every sighting is dropped") {
+TEST_CASE("known_lock_names: at capacity the expired sightings go first, then a tenth, never all") {
     known_lock_names known(seconds{60}, 3);
-    for (const char* name : {"a", "b", "c"}) known.record_answer(name, false, true, t0);
-    known.record_answer("c", false, true, t0);  // a name already there does not overflow
-    CHECK(known.trusted("a", t0));
-    known.record_answer("d", false, true, t0);
-    CHECK_FALSE(known.trusted("a", t0));
-    CHECK_FALSE(known.trusted("c", t0));
-    CHECK(known.trusted("d", t0));
+    known.record_answer("old", false, true, t0);
+    for (const char* name : {"a", "b"}) known.record_answer(name, false, true, t0 + seconds{30});
+    known.record_answer("b", false, true, t0 + seconds{30});  // a name already there does not overflow
+    known.record_answer("c", false, true, t0 + seconds{61});  // full: "old" is past its TTL
+    CHECK(known.trusted("a", t0 + seconds{61}));
+    CHECK(known.trusted("b", t0 + seconds{61}));
+    CHECK(known.trusted("c", t0 + seconds{61}));
+}
+
+TEST_CASE("known_lock_names: more live names than capacity keep most of them trusted") {
+    // Before: reaching capacity dropped every sighting, so 101 names cycled through a cache of
+    // 100 were never trusted (every attempt the full statement).
+    known_lock_names known(seconds{60}, 100);
+    const auto cycle = [&](known_lock_names::time_point at) {
+        int trusted = 0;
+        for (int i = 0; i < 101; ++i) {
+            const std::string name = "task-" + std::to_string(i);
+            if (known.trusted(name, at)) ++trusted;
+            else known.record_answer(name, false, false, at);  // the full statement refused
+        }
+        return trusted;
+    };
+    cycle(t0);
+    for (int round = 1; round <= 5; ++round) CHECK(cycle(t0 + seconds{round}) >= 80);
 }
 
 TEST_CASE("known_lock_names: forget_everywhere reaches every live cache on that table, no other") {

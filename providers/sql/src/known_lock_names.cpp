@@ -14,8 +14,18 @@ bool known_lock_names::trusted(const std::string& name, time_point now) const {
 void known_lock_names::record_answer(const std::string& name, bool plain_update, bool granted, time_point asked) {
     if (ttl_.count() <= 0 || (plain_update && !granted)) return;
     const std::lock_guard<std::mutex> guard(mutex_);
-    if (seen_.size() >= capacity_ && seen_.find(name) == seen_.end()) seen_.clear();
+    if (seen_.size() >= capacity_ && seen_.find(name) == seen_.end()) make_room(asked);
     seen_[name] = asked;
+}
+
+// Not a clear of everything: with more live names than capacity_ (10,001 tasks a minute) every
+// attempt would then run the full statement. Sightings past their TTL go first; then any, down to
+// 90 % of capacity_, so the scan runs once per capacity_ / 10 new names and each name dropped
+// costs one full statement on its next attempt.
+void known_lock_names::make_room(time_point now) {
+    std::erase_if(seen_, [&](const auto& entry) { return now < entry.second || now - entry.second >= ttl_; });
+    const std::size_t keep = capacity_ - std::max<std::size_t>(capacity_ / 10, 1);
+    for (auto it = seen_.begin(); seen_.size() > keep && it != seen_.end();) it = seen_.erase(it);
 }
 
 void known_lock_names::forget(const std::vector<std::string>& names) {

@@ -25,7 +25,8 @@ namespace shedlock::providers::sql {
 /// a plain UPDATE that took the lock; a plain UPDATE's 0 rows is no sighting.
 ///
 /// Bounded: at `capacity` names (lock names rendered per firing, `settle:{date}`, grow without
-/// end) every sighting is dropped, and each name is checked in full once more.
+/// end) the sightings past their TTL are dropped, then others down to 90 % of `capacity`; a
+/// name dropped is checked in full once more.
 ///
 /// Thread safety: safe for concurrent use.
 class known_lock_names {
@@ -55,6 +56,7 @@ public:
     void forget(const std::vector<std::string>& names);
 
 private:
+    void make_room(time_point now);  ///< called full, under mutex_
     std::chrono::milliseconds ttl_;
     std::size_t capacity_;
     mutable std::mutex mutex_;
