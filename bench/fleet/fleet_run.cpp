@@ -46,6 +46,39 @@ std::vector<lock_handle> hold_names(lock_provider& provider, const name_sets& se
     return held;
 }
 
+/// The instance fleets of both sides and every firing on them, into `firings`. The fleets are
+/// stopped on the way out, also when a firing fails (their instances killed).
+void run_rounds(const fleet_options& options, const std::string& backend, const name_sets& sets,
+                const std::string& redis_prefix, server_probe& probe, backend_firings& firings) {
+    worker_plan plan{backend, "provider", options.tasks, options.threads, options.hold_s * 1000, options.body_ms, redis_prefix};
+    // Both fleets live for the whole backend, as long-running instances do.
+    std::unique_ptr<instance_fleet> fleets[2];
+    const std::chrono::seconds stall{options.stall_s};
+    fleets[0] = std::make_unique<instance_fleet>(plan, options.instances, stall);
+    plan.side = "raw";
+    fleets[1] = std::make_unique<instance_fleet>(plan, options.instances, stall);
+    // A contended set is free again once its last holder's minimum hold has passed.
+    wall_time free_at[2] = {};
+    const auto fire = [&](firing_kind kind, int side) {
+        const std::string& set = kind == firing_kind::refused ? sets.held : side == 0 ? sets.provider : sets.raw;
+        auto result = fleets[side]->fire(set, probe, kind == firing_kind::refused ? wall_time{} : free_at[side]);
+        if (kind == firing_kind::contended)
+            free_at[side] = result.due + std::chrono::microseconds{static_cast<long long>(result.latency.max_us)} +
+                            std::chrono::seconds{options.hold_s} + std::chrono::seconds{1};
+        return result;
+    };
+    // Warm-up, not measured: the records and keys exist, and each provider has seen them.
+    for (int side = 0; side < 2; ++side) fire(firing_kind::contended, side), fire(firing_kind::refused, side);
+    for (int round = 0; round < options.rounds; ++round) {
+        std::fprintf(stderr, "fleet: %s round %d of %d\n", backend.c_str(), round + 1, options.rounds);
+        for (int k = 0; k < 2; ++k)
+            for (int s = 0; s < 2; ++s) {
+                const int side = round % 2 == 0 ? s : 1 - s;  // provider first, then raw first, ...
+                firings.of[k][side].push_back(fire(static_cast<firing_kind>(k), side));
+            }
+    }
+}
+
 }  // namespace
 
 backend_firings run_backend(const fleet_options& options, const std::string& backend) {
@@ -69,34 +102,15 @@ backend_firings run_backend(const fleet_options& options, const std::string& bac
     auto held = hold_names(*holder, sets, options.tasks);
     if (backend == "redis") firings.redis_bytes_per_held_lock = redis_memory_per_lock(uri, redis_prefix, sets.held + "-0");
 
-    worker_plan plan{backend, "provider", options.tasks, options.threads, options.hold_s * 1000, options.body_ms, redis_prefix};
-    // Both fleets live for the whole backend, as long-running instances do.
-    std::unique_ptr<instance_fleet> fleets[2];
-    const std::chrono::seconds stall{options.stall_s};
-    fleets[0] = std::make_unique<instance_fleet>(plan, options.instances, stall);
-    plan.side = "raw";
-    fleets[1] = std::make_unique<instance_fleet>(plan, options.instances, stall);
-    // A contended set is free again once its last holder's minimum hold has passed.
-    wall_time free_at[2] = {};
-    const auto fire = [&](firing_kind kind, int side) {
-        const std::string& set = kind == firing_kind::refused ? sets.held : side == 0 ? sets.provider : sets.raw;
-        auto result = fleets[side]->fire(set, *probe, kind == firing_kind::refused ? wall_time{} : free_at[side]);
-        if (kind == firing_kind::contended)
-            free_at[side] = result.due + std::chrono::microseconds{static_cast<long long>(result.latency.max_us)} +
-                            std::chrono::seconds{options.hold_s} + std::chrono::seconds{1};
-        return result;
-    };
-    // Warm-up, not measured: the records and keys exist, and each provider has seen them.
-    for (int side = 0; side < 2; ++side) fire(firing_kind::contended, side), fire(firing_kind::refused, side);
-    for (int round = 0; round < options.rounds; ++round) {
-        std::fprintf(stderr, "fleet: %s round %d of %d\n", backend.c_str(), round + 1, options.rounds);
-        for (int k = 0; k < 2; ++k)
-            for (int s = 0; s < 2; ++s) {
-                const int side = round % 2 == 0 ? s : 1 - s;  // provider first, then raw first, ...
-                firings.of[k][side].push_back(fire(static_cast<firing_kind>(k), side));
-            }
+    try {
+        run_rounds(options, backend, sets, redis_prefix, *probe, firings);
+    } catch (const std::exception& e) {
+        // Maybe a frozen server: releasing each held name would wait a connect timeout, so the
+        // run ends here and leaves them held (an hour; the next run deletes them first).
+        std::fflush(stdout);
+        std::fprintf(stderr, "fleet: %s\n", e.what());
+        std::_Exit(1);
     }
-    fleets[0].reset(), fleets[1].reset();
     for (auto& h : held) h.unlock();
     inspect(*holder).delete_records(sets.all(options.tasks));
     return firings;
