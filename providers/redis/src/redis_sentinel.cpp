@@ -11,8 +11,6 @@
 namespace shedlock::providers::detail {
 namespace {
 
-std::string sentinel_name(const redis_sentinel_address& s) { return s.host + ":" + std::to_string(s.port); }
-
 /// "host", "port" as GET-MASTER-ADDR-BY-NAME answers them; empty for anything else.
 std::optional<sentinel_answer> address_of(const redisReply& reply, const std::string& sentinel) {
     const bool pair = reply.type == REDIS_REPLY_ARRAY && reply.elements == 2 &&

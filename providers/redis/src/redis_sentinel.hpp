@@ -24,6 +24,9 @@ void read_sentinel_uri(const provider_uri& uri, uri_options& query, redis_option
 /// an empty or odd master name, more than max_sentinels, the same sentinel twice).
 void validate_sentinel_options(const redis_options& options);
 
+/// "host:port", or "[::1]:port" for an IPv6 address (for messages).
+std::string sentinel_name(const redis_sentinel_address& sentinel);
+
 /// "s1:26379,s2:26379" (for messages).
 std::string describe_sentinels(const redis_options& options);
 

@@ -87,10 +87,9 @@ void validate_sentinel_options(const redis_options& o) {
             "list at most " + std::to_string(max_sentinels) + " sentinels (three or five is usual)");
     for (std::size_t i = 0; i < o.sentinels.size(); ++i) {
         const auto& s = o.sentinels[i];
-        if (s.host.empty() || s.port == 0) bad("sentinel \"" + s.host + ":" + std::to_string(s.port) + "\"", example);
+        if (s.host.empty() || s.port == 0) bad("sentinel \"" + sentinel_name(s) + "\"", example);
         for (std::size_t j = 0; j < i; ++j)
-            if (same(s, o.sentinels[j]))
-                bad("sentinel " + s.host + ":" + std::to_string(s.port) + " (listed twice)", "list each sentinel once");
+            if (same(s, o.sentinels[j])) bad("sentinel " + sentinel_name(s) + " (listed twice)", "list each sentinel once");
     }
     if (o.sentinel_master.empty()) bad("master name (missing)", "give the name the sentinels monitor: " + std::string(example));
     const bool odd = std::any_of(o.sentinel_master.begin(), o.sentinel_master.end(), [](char c) {
@@ -103,9 +102,14 @@ void validate_sentinel_options(const redis_options& o) {
             "control characters, '/' or quotes)");
 }
 
+std::string sentinel_name(const redis_sentinel_address& s) {
+    const bool ipv6 = s.host.find(':') != std::string::npos;
+    return (ipv6 ? "[" + s.host + "]" : s.host) + ":" + std::to_string(s.port);
+}
+
 std::string describe_sentinels(const redis_options& o) {
     std::string out;
-    for (const auto& s : o.sentinels) out += (out.empty() ? "" : ",") + s.host + ":" + std::to_string(s.port);
+    for (const auto& s : o.sentinels) out += (out.empty() ? "" : ",") + sentinel_name(s);
     return out;
 }
 

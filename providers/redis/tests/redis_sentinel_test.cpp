@@ -136,6 +136,8 @@ TEST_CASE("bad redis-sentinel:// URIs are configuration errors naming the value"
     const std::string controls = config_error("redis-sentinel://s1,s2/a%00b%0D%0Ac%1B");
     CHECK_THAT(controls, Catch::Contains("a\\x00b\\x0d\\x0ac\\x1b\"") && Catch::Contains("control characters"));
     CHECK_THAT(config_error("redis-sentinel://s1,s1:26379/m"), Catch::Contains("listed twice"));
+    // An IPv6 sentinel is named in brackets ("::1:26400" read as a host "::1:26400" with no port).
+    CHECK_THAT(config_error("redis-sentinel://[::1]:26400,[::1]:26400/m"), Catch::Contains("sentinel [::1]:26400 (listed twice)"));
     std::string many = "redis-sentinel://";
     for (int i = 0; i < 17; ++i) many += (i ? "," : "") + std::string("h") + std::to_string(i);
     CHECK_THAT(config_error(many + "/m"), Catch::Contains("17 given"));
