@@ -48,9 +48,9 @@ int parse_bounded(const std::string& flag, const std::string& text, int min, int
     const char* end = text.data() + text.size();
     const auto [ptr, ec] = std::from_chars(text.data(), end, value);
     const std::string range = std::to_string(min) + ".." + std::to_string(max);
-    if (text.empty() || ec != std::errc() || ptr != end)
+    if (text.empty() || (ec != std::errc() && ec != std::errc::result_out_of_range) || ptr != end)
         throw usage_error(flag + ": \"" + text + "\" is not a whole number; write one in " + range);
-    if (value < min || value > max)
+    if (ec == std::errc::result_out_of_range || value < min || value > max)
         throw usage_error(flag + ": " + text + " is out of range; write one in " + range);
     return static_cast<int>(value);
 }

@@ -88,6 +88,9 @@ backend_firings run_backend(const fleet_options& options, const std::string& bac
         std::printf("%s: skipped, $%s is not set\n", backend.c_str(), backend_uri_variable(backend));
         return firings;
     }
+    if (*uri == '\0')
+        throw usage_error(std::string("$") + backend_uri_variable(backend) + " is empty: set it to the " + backend +
+                          " URI, or unset it to skip " + backend);
     const std::string tag = "fleet-" + backend;
     const name_sets sets{tag + "-p", tag + "-r", tag + "-held"};
     const std::string redis_prefix = "fleet" + std::to_string(getpid());
