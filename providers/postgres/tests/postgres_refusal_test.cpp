@@ -81,6 +81,13 @@ std::unique_ptr<sql::sql_lock_provider> logged_provider(const postgres_options& 
     return provider;
 }
 
+/// ShedLock's table with a NOT NULL fencing column of SQL type `type`.
+void create_token_table(const std::string& table, const std::string& type) {
+    test_server::exec("CREATE TABLE " + table +
+                      " (name VARCHAR(64) PRIMARY KEY, lock_until TIMESTAMP NOT NULL, locked_at TIMESTAMP NOT NULL, "
+                      "locked_by VARCHAR(255) NOT NULL, fencing_token " + type + " NOT NULL DEFAULT 0)");
+}
+
 /// Whether `sql` is the plain UPDATE (no CTE, no INSERT).
 bool plain_update(const std::string& sql) {
     return sql.rfind("UPDATE ", 0) == 0 && sql.find("INSERT") == std::string::npos;
@@ -229,9 +236,7 @@ TEST_CASE("postgres: a NULL fencing token counts as 0", "[postgres][refusal][fen
 TEST_CASE("postgres: a full INTEGER fencing column is a configuration error naming the column and the fix",
           "[postgres][refusal][fencing]") {
     const std::string table = fresh_table("refusal_full_token");
-    test_server::exec("CREATE TABLE " + table +
-                      " (name VARCHAR(64) PRIMARY KEY, lock_until TIMESTAMP NOT NULL, locked_at TIMESTAMP NOT NULL, "
-                      "locked_by VARCHAR(255) NOT NULL, fencing_token INTEGER NOT NULL DEFAULT 0)");
+    create_token_table(table, "INTEGER");
     const std::string full = "UPDATE " + table +
                              " SET fencing_token = 2147483647, lock_until = now() AT TIME ZONE 'UTC' - interval '1 minute'";
     test_server::exec("INSERT INTO " + table + " VALUES ('f', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', 'x', 0)");
@@ -260,9 +265,7 @@ TEST_CASE("postgres: a full INTEGER fencing column is a configuration error nami
 TEST_CASE("postgres: a BIGINT fencing column at its maximum is a configuration error that does not say widen it",
           "[postgres][refusal][fencing]") {
     const std::string table = fresh_table("refusal_full_bigint");
-    test_server::exec("CREATE TABLE " + table +
-                      " (name VARCHAR(64) PRIMARY KEY, lock_until TIMESTAMP NOT NULL, locked_at TIMESTAMP NOT NULL, "
-                      "locked_by VARCHAR(255) NOT NULL, fencing_token BIGINT NOT NULL DEFAULT 0)");
+    create_token_table(table, "BIGINT");
     test_server::exec("INSERT INTO " + table + " VALUES ('b', now() AT TIME ZONE 'UTC' - interval '1 minute', "
                       "now() AT TIME ZONE 'UTC', 'x', 9223372036854775807)");
     auto provider = make_postgres_lock_provider(options_on(table));
