@@ -77,7 +77,7 @@ TEST_CASE("uri password: a password file that is missing, shared, empty or not a
 
 // Before the fix, opening a FIFO blocked until a writer came (forever under cron); a first line
 // longer than the 64 KiB read bound was sent cut short.
-TEST_CASE("uri password: a FIFO is refused without waiting for a writer; an over-long first line is refused",
+TEST_CASE("uri password: a FIFO is refused without waiting for a writer and an over-long first line is refused",
           "[uri][password]") {
     const std::string fifo = test::scratch_dir() + "/fifo";
     ::unlink(fifo.c_str());
