@@ -59,7 +59,9 @@ redis_connection::redis_connection(const redis_options& options) : where_(descri
     }
 }
 
-redis_connection::~redis_connection() { redisFree(context_); }
+redis_connection::~redis_connection() {
+    if (context_ != nullptr) redisFree(context_);
+}
 
 void redis_connection::handshake(const redis_options& options) {
     if (options.password) {

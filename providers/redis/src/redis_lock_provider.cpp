@@ -31,6 +31,10 @@ public:
         return detail::redis_server_time(*connection);
     }
     timestamp lock_time_now() override { return *server_time(); }  // TTLs run on the server's clock
+    std::vector<topology_note> topology() override {
+        auto connection = pool_->borrow();
+        return connection->topology_notes();
+    }
     void delete_records(const std::vector<std::string>& names) override {
         auto connection = pool_->borrow();
         for (const auto& name : names) {
