@@ -1,0 +1,105 @@
+// A primary failover under a held lock: kill -9 the primary serving the lock's slot; the cluster
+// promotes its replica (cluster-node-timeout 1 s). Calls meanwhile fail as unavailable (never
+// "held"), later calls reach the promoted replica. A lock confirmed on the replica (WAIT) survives
+// and its owner can extend and unlock it; locks acquired just before the kill may be lost
+// (asynchronous replication): their count is recorded, and every token handed out after the
+// failover is above every token handed out before it.
+#include "redis_cluster_slots.hpp"
+#include "redis_cluster_test_support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+
+#include <chrono>
+#include <map>
+#include <thread>
+
+using namespace shedlock;
+using std::chrono::milliseconds;
+using steady = std::chrono::steady_clock;
+
+namespace {
+
+struct failover_figures {
+    int unavailable_calls = 0;
+    std::chrono::milliseconds until_first_success{0};
+};
+
+/// try_lock `name` until a call answers (acquired or refused): the promotion is done.
+failover_figures wait_for_promotion(lock_provider& provider, const std::string& probe) {
+    failover_figures f;
+    const auto start = steady::now();
+    const auto deadline = start + std::chrono::seconds{30};  // generous: a promotion takes ~1-3 s
+    while (true) {
+        try {
+            auto held = provider.try_lock({probe, milliseconds{60000}});
+            if (held) held->unlock();
+            break;
+        } catch (const storage_error& e) {
+            INFO(e.what());
+            REQUIRE(e.category() == storage_category::unavailable);  // never another kind
+            ++f.unavailable_calls;
+            REQUIRE(steady::now() < deadline);  // the replica should have been promoted by now
+            std::this_thread::sleep_for(milliseconds{20});  // polling pace, not a synchronisation
+        }
+    }
+    f.until_first_success = std::chrono::duration_cast<milliseconds>(steady::now() - start);
+    return f;
+}
+
+}  // namespace
+
+TEST_CASE("redis cluster: a killed primary's replica takes over; confirmed locks survive, tokens keep rising",
+          "[redis][cluster][failover]") {
+    const auto options = test::cluster_test_options("cluster-failover");
+    auto holder = providers::make_redis_cluster_lock_provider(options);
+    auto rival = providers::make_redis_cluster_lock_provider(options);
+    const auto key_of = [&](const std::string& n) { return options.node.prefix + ":{" + n + "}"; };
+
+    auto confirmed = holder->try_lock({"confirmed", milliseconds{60000}});
+    REQUIRE(confirmed);
+    const std::uint16_t victim = test::holder_of(key_of("confirmed"));
+    REQUIRE(victim != 0);
+    // Names on the victim's slots, acquired right before the kill (not waited for).
+    std::vector<std::string> late_names;
+    for (int i = 0; late_names.size() < 20; ++i) {
+        const std::string n = "late-" + std::to_string(i);
+        if (test::raw_node(victim)->text({"EXISTS", key_of(n)}) == "0") late_names.push_back(n);  // not MOVED
+    }
+    std::int64_t highest_before = *confirmed->fencing_token();
+    // The replica has the confirmed lock once WAIT says so.
+    REQUIRE(test::raw_node(victim)->text({"WAIT", "1", "5000"}) == "1");
+    std::map<std::string, lock_handle> late;
+    for (const auto& n : late_names) {
+        auto h = holder->try_lock({n, milliseconds{60000}});
+        REQUIRE(h);
+        highest_before = std::max(highest_before, *h->fencing_token());
+        late.emplace(n, std::move(*h));
+    }
+    REQUIRE(::kill(test::node_pid(victim), SIGKILL) == 0);
+
+    const auto figures = wait_for_promotion(*rival, late_names.front() + "-probe");
+    CHECK(test::holder_of(key_of("confirmed")) != victim);
+    CHECK(test::holder_of(key_of("confirmed")) != 0);
+    // The confirmed lock survived: still exclusive, its owner extends and unlocks it.
+    CHECK_FALSE(rival->try_lock({"confirmed", milliseconds{60000}}));
+    auto extended = confirmed->extend(milliseconds{60000});
+    REQUIRE(extended);
+    extended->unlock();
+    auto after = rival->try_lock({"confirmed", milliseconds{60000}});
+    REQUIRE(after);
+    CHECK(*after->fencing_token() > highest_before);
+    int lost = 0;
+    for (const auto& n : late_names) {
+        auto taken = rival->try_lock({n, milliseconds{60000}});
+        if (!taken) continue;  // survived: still the first holder's
+        ++lost;                 // a second holder now overlaps the first (asynchronous replication)
+        CHECK(*taken->fencing_token() > highest_before);  // but its token is higher
+        taken->unlock();
+    }
+    WARN("failover: " << figures.unavailable_calls << " unavailable calls, first answer after "
+                      << figures.until_first_success.count() << " ms; " << lost << " of " << late_names.size()
+                      << " unconfirmed locks lost");
+    after->unlock();
+}
