@@ -25,7 +25,8 @@ start_node() {
   "$server" --port "$p" --bind 127.0.0.1 --dir "$d" --daemonize no --logfile "$d/log" \
     --cluster-enabled yes --cluster-config-file "$d/nodes.conf" --cluster-node-timeout 1000 \
     --cluster-port $((p - 10000)) \
-    --appendonly yes --appendfsync everysec --save '3600 1' \
+    --appendonly yes --appendfsync everysec --save '3600 1' --repl-diskless-sync-delay 0 \
+    --shutdown-on-sigterm now \
     --requirepass "$password" --masterauth "$password" >>"$d/log" 2>&1 &
   echo $! >"$d/pid"
 }
@@ -80,6 +81,11 @@ case "$cmd" in
     echo "export SHEDLOCK_TEST_REDIS_CLUSTER_URI='redis-cluster://:$password@127.0.0.1:$base,127.0.0.1:$((base + 1))'"
     echo "export SHEDLOCK_TEST_REDIS_CLUSTER_DIR='$dir'"
     ;;
-  stop) for d in "$dir"/node-*; do [ -d "$d" ] && stop_node "$d"; done; true ;;
+  stop)
+    # TERM to all first: a primary's shutdown does not then wait for a replica stopped before it.
+    for d in "$dir"/node-*; do [ -f "$d/pid" ] && kill -TERM "$(cat "$d/pid")" 2>/dev/null; done
+    for d in "$dir"/node-*; do [ -d "$d" ] && stop_node "$d"; done
+    true
+    ;;
   *) echo "redis/cluster.sh: unknown command $cmd" >&2; exit 2 ;;
 esac

@@ -73,6 +73,7 @@ reply_ptr redis_cluster_connection::send(const cluster_address& address, const s
     } catch (const storage_error& e) {
         if (e.category() == storage_category::unavailable) {
             nodes_.erase(address);  // its reply stream is out of step or gone
+            if (last_ == address) last_.reset();  // keyless commands: not to a dead node again
             state_->mark_stale();   // a failover may follow: re-read the map next time
         }
         throw;
