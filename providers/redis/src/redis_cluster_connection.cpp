@@ -37,7 +37,21 @@ reply_ptr redis_cluster_connection::route(const std::vector<std::string_view>& c
     bool asking = false;
     const int bound = state_->options().max_redirects;
     for (int hop = 0;; ++hop) {
-        auto reply = send(target, command, what, asking);
+        reply_ptr reply;
+        try {
+            reply = send(target, command, what, asking);
+        } catch (const storage_error& e) {
+            // Not sent (the node is gone): when the re-read map names another primary for the
+            // slot (a promoted replica), send it there. In doubt: never again (the rules of
+            // redis_connection); the caller reports it.
+            if (e.category() != storage_category::unavailable || e.advice() != retry_advice::safe || hop >= bound)
+                throw;
+            const auto promoted = state_->owner_after_failure(slot);
+            if (promoted == target) throw;
+            target = promoted;
+            asking = false;
+            continue;
+        }
         const auto redirect = redirect_of(*reply);
         if (!redirect) {
             last_ = target;

@@ -100,6 +100,11 @@ cluster_address redis_cluster_state::owner_of(std::uint16_t slot) {
     return map_.primaries[static_cast<std::size_t>(owner)].address;
 }
 
+cluster_address redis_cluster_state::owner_after_failure(std::uint16_t slot) {
+    mark_stale();
+    return owner_of(slot);
+}
+
 std::vector<cluster_primary> redis_cluster_state::primaries() {
     return current().primaries;
 }

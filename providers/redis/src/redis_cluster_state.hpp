@@ -34,6 +34,9 @@ public:
     void moved(std::uint16_t slot, const cluster_address& node);
     /// A node failed: re-read the map on the next call.
     void mark_stale();
+    /// The primary of `slot` after the node serving it failed: the map is re-read now (unless
+    /// another caller just did), so a promoted replica is found without waiting for a next call.
+    cluster_address owner_after_failure(std::uint16_t slot);
     /// How often the map was read (tests and doctor).
     std::uint64_t refreshes() const;
 
