@@ -31,6 +31,18 @@ start_node() {
   echo $! >"$d/pid"
 }
 
+# A port still taken (a cluster of an earlier run still shutting down, or someone else's server)
+# would make the new node fail to bind: wait for it (bounded), then refuse naming it.
+wait_port_free() {
+  local p="$1"
+  for _ in $(seq 1 150); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || return 0
+    sleep 0.1
+  done
+  echo "redis/cluster.sh: port $p is still in use after 15 s; stop what listens there (ss -ltnp)" >&2
+  exit 1
+}
+
 wait_ping() {
   local p="$1"
   for _ in $(seq 1 100); do
@@ -66,6 +78,7 @@ stop_node() {
   kill -TERM "$pid" 2>/dev/null || true
   for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   kill -KILL "$pid" 2>/dev/null || true
+  for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   rm -f "$pidfile"
 }
 
@@ -73,17 +86,20 @@ case "$cmd" in
   start)
     mkdir -p "$dir"
     nodes=()
+    for p in $(seq "$base" $((base + 5))); do wait_port_free "$p"; wait_port_free $((p - 10000)); done
     for p in $(seq "$base" $((base + 5))); do start_node "$p"; nodes+=("127.0.0.1:$p"); done
     for p in $(seq "$base" $((base + 5))); do wait_ping "$p"; done
     cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes >"$dir/create.log" 2>&1 ||
       { echo "redis/cluster.sh: redis-cli --cluster create failed; see $dir/create.log" >&2; exit 1; }
     wait_cluster_ok
-    echo "export SHEDLOCK_TEST_REDIS_CLUSTER_URI='redis-cluster://:$password@127.0.0.1:$base,127.0.0.1:$((base + 1))'"
+    # Every node a seed: a test that kills primaries must still find a node to read the map from.
+    seeds="$(IFS=,; echo "${nodes[*]}")"
+    echo "export SHEDLOCK_TEST_REDIS_CLUSTER_URI='redis-cluster://:$password@$seeds'"
     echo "export SHEDLOCK_TEST_REDIS_CLUSTER_DIR='$dir'"
     ;;
   stop)
     # TERM to all first: a primary's shutdown does not then wait for a replica stopped before it.
-    for d in "$dir"/node-*; do [ -f "$d/pid" ] && kill -TERM "$(cat "$d/pid")" 2>/dev/null; done
+    for d in "$dir"/node-*; do [ -f "$d/pid" ] && { kill -TERM "$(cat "$d/pid")" 2>/dev/null || true; }; done
     for d in "$dir"/node-*; do [ -d "$d" ] && stop_node "$d"; done
     true
     ;;

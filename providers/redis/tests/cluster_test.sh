@@ -9,5 +9,6 @@ here="$(cd "$(dirname "$0")" && pwd)"
 dir="$(mktemp -d "${TMPDIR:-/tmp}/shedlock-redis-cluster.XXXXXX")"
 cleanup() { "$here/../cluster.sh" stop "$dir" || true; rm -rf "$dir"; }
 trap cleanup EXIT
-eval "$("$here/../cluster.sh" start "$dir")"
+exports="$("$here/../cluster.sh" start "$dir")"  # a failed start ends the script here
+eval "$exports"
 "$@"

@@ -3,9 +3,11 @@
 // "held"), later calls reach the promoted replica. A lock confirmed on the replica (WAIT) survives
 // and its owner can extend and unlock it; locks acquired just before the kill may be lost
 // (asynchronous replication): their count is recorded, and every token handed out after the
-// failover is above every token handed out before it.
+// failover is above every token handed out before it. The second case makes the loss certain: the
+// replica is frozen and its link cut while locks are taken, then the primary is killed.
 #include "redis_cluster_slots.hpp"
 #include "redis_cluster_test_support.hpp"
+#include "process_freeze.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -63,10 +65,14 @@ TEST_CASE("redis cluster: a killed primary's replica takes over; confirmed locks
     REQUIRE(victim != 0);
     // Names on the victim's slots, acquired right before the kill (not waited for).
     std::vector<std::string> late_names;
-    for (int i = 0; late_names.size() < 20; ++i) {
+    for (int i = 0; late_names.size() < 22; ++i) {
         const std::string n = "late-" + std::to_string(i);
         if (test::raw_node(victim)->text({"EXISTS", key_of(n)}) == "0") late_names.push_back(n);  // not MOVED
     }
+    const std::string probe = late_names.back();  // on the victim too: answered once it is replaced
+    late_names.pop_back();
+    const std::string holder_probe = late_names.back();
+    late_names.pop_back();
     std::int64_t highest_before = *confirmed->fencing_token();
     // The replica has the confirmed lock once WAIT says so.
     REQUIRE(test::raw_node(victim)->text({"WAIT", "1", "5000"}) == "1");
@@ -79,7 +85,8 @@ TEST_CASE("redis cluster: a killed primary's replica takes over; confirmed locks
     }
     REQUIRE(::kill(test::node_pid(victim), SIGKILL) == 0);
 
-    const auto figures = wait_for_promotion(*rival, late_names.front() + "-probe");
+    const auto figures = wait_for_promotion(*rival, probe);
+    (void)wait_for_promotion(*holder, holder_probe);  // the holder's map may lag the rival's by a read
     CHECK(test::holder_of(key_of("confirmed")) != victim);
     CHECK(test::holder_of(key_of("confirmed")) != 0);
     // The confirmed lock survived: still exclusive, its owner extends and unlocks it.
@@ -102,4 +109,77 @@ TEST_CASE("redis cluster: a killed primary's replica takes over; confirmed locks
                       << figures.until_first_success.count() << " ms; " << lost << " of " << late_names.size()
                       << " unconfirmed locks lost");
     after->unlock();
+}
+
+namespace {
+
+/// A primary that has a connected replica now (the first test case may have used one up).
+std::uint16_t primary_with_replica() {
+    for (auto port : test::primary_ports())
+        if (test::raw_node(port)->text({"INFO", "replication"}).find("connected_slaves:1") != std::string::npos)
+            return port;
+    return 0;
+}
+
+/// The port of the replica of the primary on `port` (INFO replication's slave0 line).
+std::uint16_t replica_of(std::uint16_t port) {
+    const std::string info = test::raw_node(port)->text({"INFO", "replication"});
+    const auto at = info.find("slave0:ip=");
+    REQUIRE(at != std::string::npos);
+    const auto p = info.find("port=", at);
+    return static_cast<std::uint16_t>(std::stoi(info.substr(p + 5)));
+}
+
+}  // namespace
+
+TEST_CASE("redis cluster: locks taken while the replica link is down are lost at the failover, tokens keep rising",
+          "[redis][cluster][failover]") {
+    const auto options = test::cluster_test_options("cluster-failover-lost");
+    auto holder = providers::make_redis_cluster_lock_provider(options);
+    auto rival = providers::make_redis_cluster_lock_provider(options);
+    const auto key_of = [&](const std::string& n) { return options.node.prefix + ":{" + n + "}"; };
+    const std::uint16_t victim = primary_with_replica();
+    REQUIRE(victim != 0);
+    CHECK(rival->try_lock({"warm-up", milliseconds{1000}}));  // the rival has read the map
+    std::vector<std::string> names;
+    for (int i = 0; names.size() < 22; ++i) {
+        const std::string n = "unreplicated-" + std::to_string(i);
+        if (test::raw_node(victim)->text({"EXISTS", key_of(n)}) == "0") names.push_back(n);  // not MOVED
+    }
+    const std::string probe = names.back();  // on the victim too: answered once it is replaced
+    names.pop_back();
+    const std::string holder_probe = names.back();
+    names.pop_back();
+    CHECK(holder->try_lock({"warm-up", milliseconds{1000}}));  // the holder has read the map
+    // The replica is frozen and its link cut, so it cannot reconnect and catch up before the kill;
+    // it is resumed right after (frozen well under cluster-node-timeout, it stays eligible).
+    const int replica = test::node_pid(replica_of(victim));
+    test::stop_processes({replica});
+    CHECK(test::raw_node(victim)->text({"CLIENT", "KILL", "TYPE", "replica"}) == "1");
+    std::map<std::string, lock_handle> held;
+    std::int64_t highest_before = 0;
+    for (const auto& n : names) {
+        auto h = holder->try_lock({n, milliseconds{60000}});
+        REQUIRE(h);
+        highest_before = std::max(highest_before, *h->fencing_token());
+        held.emplace(n, std::move(*h));
+    }
+    REQUIRE(::kill(test::node_pid(victim), SIGKILL) == 0);
+    test::continue_processes({replica});
+    const auto figures = wait_for_promotion(*rival, probe);
+    (void)wait_for_promotion(*holder, holder_probe);
+    int lost = 0;
+    for (const auto& n : names) {
+        auto taken = rival->try_lock({n, milliseconds{60000}});
+        if (!taken) continue;
+        ++lost;  // two holders now: the first still believes it holds the lock
+        CHECK(*taken->fencing_token() > highest_before);  // the newer holder's token is higher
+        // The first holder's lease is gone: its extend is refused, not reported as extended.
+        CHECK_FALSE(held.at(n).extend(milliseconds{60000}));
+        taken->unlock();
+    }
+    CHECK(lost > 0);
+    WARN("failover with the replica link down: " << lost << " of " << names.size() << " locks lost; "
+                                                 << figures.unavailable_calls << " unavailable calls, first answer after "
+                                                 << figures.until_first_success.count() << " ms");
 }

@@ -60,7 +60,21 @@ TEST_CASE("redis cluster: resharding the slot of a held lock keeps it exclusive,
     REQUIRE(target != 0);
 
     begin_migration(slot, source, target);
-    move_keys(source, target, {key, key + ":fence"});
+    // Half moved: the acquire script needs both keys, the target has one and answers TRYAGAIN,
+    // which is retried (bounded) and then fails as unavailable, safe: nothing was applied.
+    move_keys(source, target, {key});
+    auto impatient_options = options;
+    impatient_options.max_redirects = 2;
+    auto impatient = providers::make_redis_cluster_lock_provider(impatient_options);
+    try {
+        (void)impatient->try_lock({name, milliseconds{60000}});
+        FAIL("an acquire with half of its keys migrated was answered");
+    } catch (const storage_error& e) {
+        CHECK(e.category() == storage_category::unavailable);
+        CHECK(e.advice() == retry_advice::safe);
+        CHECK_THAT(e.what(), Contains("TRYAGAIN") && Contains("max_redirects"));
+    }
+    move_keys(source, target, {key + ":fence"});
     // Mid-migration: the source no longer has the keys and sends clients to the target by ASK.
     CHECK_THAT(test::raw_node(source)->text({"GET", key}), StartsWith("ASK " + std::to_string(slot)));
     CHECK_FALSE(rival->try_lock({name, milliseconds{60000}}));  // followed ASK: the target refuses
