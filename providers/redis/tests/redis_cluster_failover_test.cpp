@@ -50,6 +50,24 @@ failover_figures wait_for_promotion(lock_provider& provider, const std::string& 
     return f;
 }
 
+struct victim_names {
+    std::vector<std::string> locks;  ///< 20 names to lock before the kill
+    std::string probe;               ///< the rival's probe: answered once the victim is replaced
+    std::string holder_probe;        ///< the holder's
+};
+
+/// Names whose slots the primary on `victim` serves (it answers EXISTS instead of MOVED).
+victim_names names_on(std::uint16_t victim, const providers::redis_cluster_options& options, const std::string& stem) {
+    std::vector<std::string> found;
+    for (int i = 0; found.size() < 22; ++i) {
+        const std::string n = stem + std::to_string(i);
+        if (test::raw_node(victim)->text({"EXISTS", options.node.prefix + ":{" + n + "}"}) == "0") found.push_back(n);
+    }
+    const std::string probe = found[20], holder_probe = found[21];
+    found.resize(20);
+    return {found, probe, holder_probe};
+}
+
 }  // namespace
 
 TEST_CASE("redis cluster: a killed primary's replica takes over; confirmed locks survive, tokens keep rising",
@@ -64,15 +82,7 @@ TEST_CASE("redis cluster: a killed primary's replica takes over; confirmed locks
     const std::uint16_t victim = test::holder_of(key_of("confirmed"));
     REQUIRE(victim != 0);
     // Names on the victim's slots, acquired right before the kill (not waited for).
-    std::vector<std::string> late_names;
-    for (int i = 0; late_names.size() < 22; ++i) {
-        const std::string n = "late-" + std::to_string(i);
-        if (test::raw_node(victim)->text({"EXISTS", key_of(n)}) == "0") late_names.push_back(n);  // not MOVED
-    }
-    const std::string probe = late_names.back();  // on the victim too: answered once it is replaced
-    late_names.pop_back();
-    const std::string holder_probe = late_names.back();
-    late_names.pop_back();
+    const auto [late_names, probe, holder_probe] = names_on(victim, options, "late-");
     std::int64_t highest_before = *confirmed->fencing_token();
     // The replica has the confirmed lock once WAIT says so.
     REQUIRE(test::raw_node(victim)->text({"WAIT", "1", "5000"}) == "1");
@@ -137,19 +147,10 @@ TEST_CASE("redis cluster: locks taken while the replica link is down are lost at
     const auto options = test::cluster_test_options("cluster-failover-lost");
     auto holder = providers::make_redis_cluster_lock_provider(options);
     auto rival = providers::make_redis_cluster_lock_provider(options);
-    const auto key_of = [&](const std::string& n) { return options.node.prefix + ":{" + n + "}"; };
     const std::uint16_t victim = primary_with_replica();
     REQUIRE(victim != 0);
     CHECK(rival->try_lock({"warm-up", milliseconds{1000}}));  // the rival has read the map
-    std::vector<std::string> names;
-    for (int i = 0; names.size() < 22; ++i) {
-        const std::string n = "unreplicated-" + std::to_string(i);
-        if (test::raw_node(victim)->text({"EXISTS", key_of(n)}) == "0") names.push_back(n);  // not MOVED
-    }
-    const std::string probe = names.back();  // on the victim too: answered once it is replaced
-    names.pop_back();
-    const std::string holder_probe = names.back();
-    names.pop_back();
+    const auto [names, probe, holder_probe] = names_on(victim, options, "unreplicated-");
     CHECK(holder->try_lock({"warm-up", milliseconds{1000}}));  // the holder has read the map
     // The replica is frozen and its link cut, so it cannot reconnect and catch up before the kill;
     // it is resumed right after (frozen well under cluster-node-timeout, it stays eligible).
