@@ -21,6 +21,7 @@ namespace {
 struct report {
     bool json = false;
     int failures = 0;
+    bool misconfigured = false;  // a failure that no retry mends (a read-only primary's role): exit 78, not 69
     std::vector<std::pair<std::string, std::string>> checks;  // level, text
 
     void add(const char* level, const std::string& what) {
@@ -33,6 +34,11 @@ struct report {
         ++failures;
         add("FAIL", what);
     }
+    void fail(const std::string& what, const storage_error& e) {
+        if (storage_failure_is_config(e.category())) misconfigured = true;
+        fail(what + e.what());
+    }
+    int exit_status() const { return failures ? (misconfigured ? exit_config : exit_unavailable) : exit_ok; }
     ~report() {
         if (!json) return;
         std::cout << "[";
@@ -57,7 +63,7 @@ void check_cycle(lock_provider& provider, report& r) {
         } catch (const unsupported_operation_error&) {
         }
     } catch (const storage_error& e) {
-        r.fail(std::string("lock cycle failed: ") + e.what());
+        r.fail("lock cycle failed: ", e);
     }
 }
 
@@ -83,7 +89,7 @@ void check_topology(lock_provider& provider, report& r) {
         for (const auto& note : inspect(provider).topology())
             note.weakens ? r.warn("topology: " + note.text) : r.ok("topology: " + note.text);
     } catch (const storage_error& e) {
-        r.fail(std::string("topology: ") + e.what());
+        r.fail("topology: ", e);
     }
 }
 
@@ -130,9 +136,9 @@ int doctor_command(const doctor_options& o) {
         check_clock(*opened.provider, max_offset, r);
         check_records(*opened.provider, r);
     } catch (const storage_error& e) {
-        r.fail(std::string("clock: ") + e.what());
+        r.fail("clock: ", e);
     }
-    return r.failures ? exit_unavailable : exit_ok;
+    return r.exit_status();
 }
 
 }  // namespace shedlock::cli

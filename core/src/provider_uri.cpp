@@ -104,6 +104,12 @@ void parse_authority(std::string_view auth, provider_uri& uri, const uri_text& s
         uri.user = decode(userinfo.substr(0, colon), shown);
         if (colon != std::string_view::npos) uri.password = decode(userinfo.substr(colon + 1), shown);
     }
+    if (auth.find(',') != std::string_view::npos) {
+        // A host list (libpq's host1:port1,host2:port2): kept whole for the provider to split
+        // and check (postgres_options::from_uri); a provider without host lists refuses it.
+        uri.host = std::string(auth);
+        return;
+    }
     std::string_view host = auth;
     if (!auth.empty() && auth.front() == '[') {  // [::1]:5432
         const auto close = auth.find(']');
@@ -113,6 +119,9 @@ void parse_authority(std::string_view auth, provider_uri& uri, const uri_text& s
         if (!auth.empty() && auth.front() != ':') malformed(shown, "unexpected text after ']'");
     } else {
         const auto colon = auth.rfind(':');
+        // ::1 would be host ":" port 1, and ::1:5432 is ambiguous: an IPv6 address takes brackets.
+        if (colon != std::string_view::npos && auth.find(':') != colon)
+            malformed(shown, "an IPv6 address needs brackets, e.g. [::1]:5432", in_quotes(auth));
         host = auth.substr(0, colon);
         auth = colon == std::string_view::npos ? std::string_view{} : auth.substr(colon);
     }
@@ -146,7 +155,8 @@ std::string provider_uri::redacted() const {
     if (!host.empty() || !user.empty() || password) {
         out += "//";
         if (!user.empty() || password) out += user + (password ? ":***" : "") + "@";
-        out += host.find(':') != std::string::npos ? "[" + host + "]" : host;
+        const bool ipv6 = host.find(':') != std::string::npos && host.find(',') == std::string::npos;
+        out += ipv6 ? "[" + host + "]" : host;
         if (port) {
             out += ':';  // appended piecewise: "literal" + std::to_string() trips GCC 12's -Wrestrict at -O3
             out += std::to_string(*port);
@@ -164,7 +174,11 @@ std::string provider_uri::redacted() const {
 }
 
 bool is_secret_uri_key(std::string_view key) {
-    if (key == "password_file" || key == "password_env") return false;
+    // password_file, password_env and a further secret's sentinel_password_file: where, not what.
+    const auto ends_with = [key](std::string_view tail) {
+        return key.size() >= tail.size() && key.substr(key.size() - tail.size()) == tail;
+    };
+    if (ends_with("password_file") || ends_with("password_env")) return false;
     return key.find("password") != std::string_view::npos || key == "pw";
 }
 

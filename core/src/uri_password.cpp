@@ -29,9 +29,12 @@ struct descriptor {
 /// The file's first line; a password longer than this is surely not one line of a secret file.
 constexpr std::size_t max_password_file = 64 * 1024;
 
-std::string read_first_line(const provider_uri& uri, const std::string& path) {
-    const std::string shown = "password_file \"" + path + "\"";
-    const descriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+/// `key`: "password" (password_file) or another secret's name (sentinel_password_file).
+std::string read_first_line(const provider_uri& uri, const std::string& key, const std::string& path) {
+    const std::string shown = key + "_file \"" + path + "\"";
+    // O_NONBLOCK: opening a FIFO for reading would wait for a writer forever; it is refused
+    // below as not a regular file (on a regular file the flag changes nothing).
+    const descriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
     struct stat info {};
     if (file.fd < 0 || ::fstat(file.fd, &info) != 0)
         refuse(uri, shown + " cannot be read (" + std::strerror(errno) + "); give a file this process can read");
@@ -50,7 +53,12 @@ std::string read_first_line(const provider_uri& uri, const std::string& path) {
         got += static_cast<std::size_t>(n);
     }
     text.resize(got);
-    text = text.substr(0, text.find('\n'));
+    const auto line_end = text.find('\n');
+    // A first line cut at the bound is not the password: refused, never sent truncated.
+    if (line_end == std::string::npos && got == max_password_file)
+        refuse(uri, shown + " has a first line longer than " + std::to_string(max_password_file) +
+                        " bytes; write only the password on its first line");
+    text = text.substr(0, line_end);
     if (!text.empty() && text.back() == '\r') text.pop_back();  // a file written on Windows
     if (text.empty()) refuse(uri, shown + " has an empty first line; write the password on its first line");
     return text;
@@ -63,34 +71,50 @@ bool is_variable_name(const std::string& name) {
     return true;
 }
 
-std::string read_variable(const provider_uri& uri, const std::string& name) {
+std::string read_variable(const provider_uri& uri, const std::string& key, const std::string& name) {
+    const std::string option = key + "_env";
     if (!is_variable_name(name))
-        refuse(uri, "password_env \"" + name + "\" is not a variable name; use letters, digits and '_', e.g. DB_PASSWORD");
+        refuse(uri, option + " \"" + name + "\" is not a variable name; use letters, digits and '_', e.g. DB_PASSWORD");
     const char* value = std::getenv(name.c_str());
-    if (!value) refuse(uri, "password_env names " + name + ", which is not set; export " + name + " before starting");
-    if (!*value) refuse(uri, "password_env names " + name + ", which is empty; set it to the password");
+    if (!value) refuse(uri, option + " names " + name + ", which is not set; export " + name + " before starting");
+    if (!*value) refuse(uri, option + " names " + name + ", which is empty; set it to the password");
     return value;
+}
+
+/// The secret `key` from `inline_value` (the URI), `<key>_file` or `<key>_env`: one of them.
+std::optional<std::string> read_secret(const provider_uri& uri, uri_options& query, const std::string& key,
+                                       const std::optional<std::string>& inline_value, const std::string& inline_name) {
+    const auto file = query.text(key + "_file");
+    const auto env = query.text(key + "_env");
+    const int sources = (inline_value ? 1 : 0) + (file ? 1 : 0) + (env ? 1 : 0);
+    if (sources > 1)
+        refuse(uri, "the " + key + " is given " + std::string(inline_value ? inline_name + " and " : "") +
+                        (file ? "by " + key + "_file" : "") + (file && env ? " and " : "") + (env ? "by " + key + "_env" : "") +
+                        "; give it one way only");
+    if (file) return read_first_line(uri, key, *file);
+    if (env) return read_variable(uri, key, *env);
+    return inline_value;
 }
 
 }  // namespace
 
 std::optional<std::string> read_uri_password(const provider_uri& uri, uri_options& query) {
-    const auto file = query.text("password_file");
-    const auto env = query.text("password_env");
-    const int sources = (uri.password ? 1 : 0) + (file ? 1 : 0) + (env ? 1 : 0);
-    if (sources > 1)
-        refuse(uri, "the password is given " + std::string(uri.password ? "in the URI and " : "") +
-                        (file ? "by password_file" : "") + (file && env ? " and " : "") + (env ? "by password_env" : "") +
-                        "; give it one way only");
-    if (file) return read_first_line(uri, *file);
-    if (env) return read_variable(uri, *env);
-    return uri.password;
+    return read_secret(uri, query, "password", uri.password, "in the URI");
+}
+
+std::optional<std::string> read_uri_secret(const provider_uri& uri, uri_options& query, const std::string& key) {
+    const auto value = query.text(key);
+    return read_secret(uri, query, key, value, "by " + key);
 }
 
 std::vector<std::string> secret_environment_variables(const provider_uri& uri) {
-    const auto env = uri.query.find("password_env");
-    if (env == uri.query.end()) return {};
-    return {env->second};
+    std::vector<std::string> names;
+    for (const auto& [key, value] : uri.query) {
+        const bool names_secret = key == "password_env" ||
+                                  (key.size() > 13 && key.compare(key.size() - 13, 13, "_password_env") == 0);
+        if (names_secret) names.push_back(value);
+    }
+    return names;
 }
 
 }  // namespace shedlock

@@ -1,5 +1,6 @@
 #include "backend.hpp"
 
+#include "own_postgres_pair.hpp"
 #include "own_redis.hpp"
 
 #include <shedlock/provider_uri.hpp>
@@ -84,12 +85,43 @@ backend_setup redis_backend(const std::string& work_dir, const std::string& run_
     return b;
 }
 
+/// A primary and a streaming replica of the run's own (free loopback ports, as own_redis: fixed
+/// ones lie in the ephemeral range, where a client connection may hold one as its local port), one lane whose workers name both in one multi-host URI. Its "restart" is
+/// a failover. Asynchronous replication may lose acquisitions in a failover: the lane's
+/// overlaps across one are excused (counted, volatile_store); synchronous (remote_apply) must
+/// have none. Fencing tokens must never repeat in either mode (the timeline epoch).
+backend_setup postgres_failover_backend(const std::string& work_dir, const std::string& run_id, bool synchronous) {
+#ifdef SHEDLOCK_CHAOS_DELAY_PROXY
+    const std::string relay = SHEDLOCK_CHAOS_DELAY_PROXY;
+#else
+    const std::string relay;  // a build without bench/: the WAL streams directly
+#endif
+    // Replication lag (the WAL relayed 30 ms late each way) widens the window in which an
+    // asynchronous failover loses acquisitions; the synchronous lane must lose none even so.
+    auto pair = std::make_shared<own_postgres_pair>(SHEDLOCK_CHAOS_POSTGRES_PAIR, work_dir + "/postgres-pair", synchronous,
+                                                    std::pair{free_loopback_port(), free_loopback_port()}, relay,
+                                                    std::pair{free_loopback_port(), free_loopback_port()},
+                                                    std::chrono::milliseconds(30));
+    backend_setup b;
+    b.servers.push_back({"postgres-pair", "127.0.0.1", pair->port_a(), [pair] { pair->fail_over(); },
+                         [pair] { pair->rejoin(); }});
+    b.owned.push_back(pair);
+    const std::string uri = pair->uri("table=chaos_locks&connect_timeout=2s&statement_timeout=3s&use_db_time=true");
+    b.lanes.push_back({synchronous ? "failover_sync" : "failover_async", "chaos-fo-" + run_id, uri, false, !synchronous, 0,
+                       db_skew_ms});
+    return b;
+}
+
 }  // namespace
 
 backend_setup make_backend(const std::string& backend, const std::string& work_dir, const std::string& run_id) {
     if (backend == "sqlite") return sqlite_backend(work_dir, run_id);
     if (backend == "postgres" || backend == "mysql") return sql_server_backend(backend, run_id);
     if (backend == "redis") return redis_backend(work_dir, run_id);
+#ifdef SHEDLOCK_CHAOS_POSTGRES_PAIR
+    if (backend == "postgres_failover" || backend == "postgres_failover_sync")
+        return postgres_failover_backend(work_dir, run_id, backend == "postgres_failover_sync");
+#endif
     throw std::runtime_error("unknown backend " + backend);
 }
 

@@ -248,3 +248,24 @@ TEST_CASE("cli: a connection the backend refuses for good exits 78 in every subc
         CHECK_THAT(r.out + r.err, Contains("unsupported startup parameter") && Contains("pooler=auto"));
     }
 }
+
+TEST_CASE("cli doctor: a primary whose role is read-only exits 78 like run, not 69", "[cli]") {
+    // Regression: doctor's lock cycle failed with `misconfigured` (25006 on a server not in
+    // recovery: ALTER ROLE ... default_transaction_read_only = off) and doctor exited 69, the
+    // code for "retry later", while run exits 78 for the same URI.
+    const std::string uri = required_env("SHEDLOCK_TEST_POSTGRES_URI", "providers/postgres/server.sh");
+    const std::string role = "DO \\$\\$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'shedlock_ro') THEN "
+                             "CREATE ROLE shedlock_ro LOGIN PASSWORD 'shedlock-test-pw'; END IF; END \\$\\$; "
+                             "ALTER ROLE shedlock_ro SET default_transaction_read_only = on";
+    REQUIRE(std::system(("psql -qX '" + uri + "' -c \"" + role + "\" >/dev/null").c_str()) == 0);
+    REQUIRE(run_cli({"schema", "apply", "-p", uri + "?table=cli_read_only"}).status == 0);
+    std::string read_only = uri;
+    read_only.replace(read_only.find("://") + 3, read_only.find(':', read_only.find("://") + 3) - read_only.find("://") - 3,
+                      "shedlock_ro");
+    read_only += "?table=cli_read_only";
+    const auto doctor = run_cli({"doctor", "-p", read_only});
+    INFO(doctor.out << doctor.err);
+    CHECK(doctor.status == 78);
+    CHECK_THAT(doctor.out, Contains("default_transaction_read_only = off"));
+    CHECK(run_cli({"run", "-p", read_only, "-n", "read_only", "--at-most", "PT1M", "--", "true"}).status == 78);
+}

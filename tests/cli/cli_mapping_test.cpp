@@ -317,3 +317,29 @@ TEST_CASE("cli: control, NUL and bidi characters in a column mapping are shown e
         CHECK(r.err.find("\xE2\x80\xAE") == std::string::npos);
     }
 }
+
+TEST_CASE("cli run: a full INTEGER fencing column is exit 78 naming the column and the fix, the command not run",
+          "[cli]") {
+    const std::string table = "cli_full_token_" + std::to_string(::getpid());
+    for (const auto& server : {test_server_uri("SHEDLOCK_TEST_POSTGRES_URI"), test_server_uri("SHEDLOCK_TEST_MYSQL_URI")}) {
+        INFO(server.substr(0, server.find(':')));
+        const bool postgres = is_postgres(server);
+        const std::string ts = postgres ? "TIMESTAMP" : "DATETIME(3)";
+        const std::string an_hour_ago = postgres ? "now() AT TIME ZONE 'UTC' - interval '1 hour'"
+                                                 : "UTC_TIMESTAMP(3) - INTERVAL 1 HOUR";
+        run_sql(server, "DROP TABLE IF EXISTS " + table);
+        run_sql(server, "CREATE TABLE " + table + " (name VARCHAR(64) PRIMARY KEY, lock_until " + ts +
+                            " NOT NULL, locked_at " + ts + " NOT NULL, locked_by VARCHAR(255) NOT NULL, fencing_token "
+                            "INTEGER NOT NULL DEFAULT 0)");
+        run_sql(server, "INSERT INTO " + table + " VALUES ('full-job', " + an_hour_ago + ", " + an_hour_ago +
+                            ", 'someone', 2147483647)");
+        const std::string marker = scratch_dir() + "/full-token-ran";
+        std::filesystem::remove(marker);
+        auto run = run_cli({"run", "-p", with_query(server, "table=" + table), "-n", "full-job", "--at-most", "30s", "--",
+                            "touch", marker});
+        CHECK(run.status == 78);
+        CHECK_THAT(run.err, Contains("fencing_token") && Contains(table) && Contains("BIGINT", Catch::CaseSensitive::No));
+        CHECK_FALSE(std::filesystem::exists(marker));
+        run_sql(server, "DROP TABLE " + table);
+    }
+}

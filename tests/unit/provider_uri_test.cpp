@@ -60,4 +60,16 @@ TEST_CASE("malformed URIs name the problem", "[uri]") {
     CHECK_THROWS_WITH(parse_provider_uri("postgresql://h/db?a=1&a=2"), Contains("given twice"));
     CHECK_THROWS_WITH(parse_provider_uri("postgresql://h/d%zzb"), Contains("hex digits"));
     CHECK_THROWS_AS(parse_provider_uri("redis://[::1"), configuration_error);
+    // Unbracketed IPv6: ::1 was read as host ":" port 1 (an unavailable server, not a config error).
+    CHECK_THROWS_WITH(parse_provider_uri("postgresql://u:pw@::1/db"), Contains("IPv6 address needs brackets"));
+    CHECK_THROWS_WITH(parse_provider_uri("redis://::1:6379/0"), Contains("IPv6 address needs brackets"));
+}
+
+TEST_CASE("a host list is kept whole for its provider to split, and shown as given", "[uri]") {
+    const auto uri = parse_provider_uri("postgresql://u:pw@h1:5432,[::1]:5433,h3/db?target_session_attrs=read-write");
+    CHECK(uri.host == "h1:5432,[::1]:5433,h3");
+    CHECK_FALSE(uri.port);
+    CHECK(uri.user == "u");
+    CHECK(uri.path == "db");
+    CHECK(uri.redacted() == "postgresql://u:***@h1:5432,[::1]:5433,h3/db?target_session_attrs=read-write");
 }

@@ -41,6 +41,16 @@ std::vector<std::unique_ptr<sql_dialect>> every_dialect() {
     return out;
 }
 
+/// The acquisition of a known record: one plain UPDATE, bound like the full statement, the
+/// timeline epoch only where a token is written (a wide fencing column).
+void check_plain_update(const statement& existing, const statement& full, bool epoch) {
+    CHECK(existing.sql.rfind("UPDATE ", 0) == 0);
+    CHECK(existing.sql.find("INSERT") == std::string::npos);
+    CHECK(existing.sql.find("WITH") == std::string::npos);
+    CHECK(existing.slots == full.slots);
+    CHECK((existing.sql.find("pg_walfile_name") != std::string::npos) == epoch);
+}
+
 }  // namespace
 
 TEST_CASE("placeholders that match the bound values pass") {
@@ -83,10 +93,13 @@ TEST_CASE("every dialect builds its lock statement set in every table shape") {
                                         lock_table::with_case(plain, mapped, false)}) {
             for (const bool fencing : {true, false}) {
                 for (const bool db_time : {true, false}) {
-                    INFO(dialect->name() << " fencing " << fencing << " db_time " << db_time);
-                    const lock_statement_set set(*dialect, table, statement_options{fencing, db_time});
-                    CHECK(set.acquire.slots.size() >= 3);
-                    CHECK(set.unlock.slots.size() >= 3);
+                    for (const bool wide : {true, false}) {
+                        INFO(dialect->name() << " fencing " << fencing << " db_time " << db_time << " wide " << wide);
+                        const lock_statement_set set(*dialect, table, statement_options{fencing, db_time, false, wide});
+                        CHECK(set.acquire.slots.size() >= 3);
+                        CHECK(set.unlock.slots.size() >= 3);
+                        if (set.acquire_existing) check_plain_update(*set.acquire_existing, set.acquire, fencing && wide);
+                    }
                 }
             }
         }

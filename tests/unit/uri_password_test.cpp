@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -74,6 +75,20 @@ TEST_CASE("uri password: a password file that is missing, shared, empty or not a
     CHECK_THAT(error_of("postgresql://u@h/db?password_file=" + test::scratch_dir()), Contains("not a regular file"));
 }
 
+// Before the fix, opening a FIFO blocked until a writer came (forever under cron); a first line
+// longer than the 64 KiB read bound was sent cut short.
+TEST_CASE("uri password: a FIFO is refused without waiting for a writer; an over-long first line is refused",
+          "[uri][password]") {
+    const std::string fifo = test::scratch_dir() + "/fifo";
+    ::unlink(fifo.c_str());
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    CHECK_THAT(error_of("redis://h?password_file=" + fifo), Contains(fifo) && Contains("not a regular file"));
+    const std::string long_line = secret_file("long", std::string(70 * 1024, 'a') + "\n", 0600);
+    CHECK_THAT(error_of("redis://h?password_file=" + long_line), Contains(long_line) && Contains("longer than 65536 bytes"));
+    const std::string at_bound = secret_file("bound", std::string(64 * 1024 - 1, 'b') + "\n", 0600);
+    CHECK(password_of("redis://h?password_file=" + at_bound) == std::string(64 * 1024 - 1, 'b'));
+}
+
 TEST_CASE("uri password: password_env gives the variable's value, and refuses unset, empty or bad names",
           "[uri][password]") {
     const scoped_env set("SHEDLOCK_UNIT_PW", secret.c_str());
@@ -101,6 +116,37 @@ TEST_CASE("uri password: redaction shows where the password is, never the passwo
     CHECK(uri.redacted() == "postgresql://u:***@h/db?password_env=DB_PW&password_file=/run/pw&pw=***");
     CHECK(secret_environment_variables(uri) == std::vector<std::string>{"DB_PW"});
     CHECK(secret_environment_variables(parse_provider_uri("postgresql://u:" + secret + "@h/db")).empty());
+}
+
+TEST_CASE("uri secret: a second secret (sentinel_password) from the URI, a file or a variable, one way only",
+          "[uri][password]") {
+    const auto read = [](const std::string& text) {
+        const auto uri = parse_provider_uri(text);
+        uri_options query(uri);
+        auto value = read_uri_secret(uri, query, "sentinel_password");
+        query.finish();
+        return value;
+    };
+    CHECK(read("redis-sentinel://s1/m?sentinel_password=" + secret) == secret);
+    CHECK(read("redis-sentinel://s1/m?sentinel_password_file=" + secret_file("sentinel-pw", secret + "\n", 0600)) == secret);
+    ::setenv("SHEDLOCK_UNIT_SENTINEL_PW", secret.c_str(), 1);
+    const std::string by_env = "redis-sentinel://s1/m?sentinel_password_env=SHEDLOCK_UNIT_SENTINEL_PW";
+    CHECK(read(by_env) == secret);
+    CHECK_FALSE(read("redis-sentinel://s1/m").has_value());
+    try {
+        (void)read(by_env + "&sentinel_password=" + secret);
+        FAIL("two sources were accepted");
+    } catch (const configuration_error& e) {
+        CHECK_THAT(e.what(), Contains("by sentinel_password and by sentinel_password_env"));
+        CHECK_THAT(e.what(), !Contains(secret));
+    }
+    CHECK_THROWS_WITH(read("redis-sentinel://s1/m?sentinel_password_env=SHEDLOCK_UNIT_UNSET_PW"),
+                      Contains("sentinel_password_env names SHEDLOCK_UNIT_UNSET_PW"));
+    CHECK(parse_provider_uri(by_env + "&sentinel_password=x").redacted() ==
+          "redis-sentinel://s1/m?sentinel_password=***&sentinel_password_env=SHEDLOCK_UNIT_SENTINEL_PW");
+    CHECK(secret_environment_variables(parse_provider_uri(by_env + "&password_env=DB_PW")) ==
+          std::vector<std::string>{"DB_PW", "SHEDLOCK_UNIT_SENTINEL_PW"});
+    ::unsetenv("SHEDLOCK_UNIT_SENTINEL_PW");
 }
 
 TEST_CASE("uri_options::readable_file names the key and the path it cannot read", "[uri]") {

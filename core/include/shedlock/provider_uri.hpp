@@ -29,7 +29,8 @@ struct provider_uri {
 };
 
 /// True for query keys whose values are secrets (`password`, `pw`, ...): redacted() and option
-/// errors show them as `***`. `password_file` and `password_env` only say where a secret is,
+/// errors show them as `***`. `password_file` and `password_env` (and `<name>_password_file`,
+/// `<name>_password_env`) only say where a secret is,
 /// so they are shown.
 bool is_secret_uri_key(std::string_view key);
 

@@ -24,7 +24,14 @@ namespace shedlock {
 /// variable name is not a valid name, is unset or empty.
 std::optional<std::string> read_uri_password(const provider_uri& uri, uri_options& query);
 
-/// The environment variables that hold secrets of `uri` (the one named by `password_env`).
+/// A further secret of `uri` named `key` (the Redis Sentinel's `sentinel_password`): the query
+/// value `key`, or the first line of the file named by `<key>_file`, or the variable named by
+/// `<key>_env`, with read_uri_password's rules (one source only; errors name the option, never
+/// the secret). Empty when none is given.
+std::optional<std::string> read_uri_secret(const provider_uri& uri, uri_options& query, const std::string& key);
+
+/// The environment variables that hold secrets of `uri` (the ones named by `password_env` and
+/// by any `<name>_password_env`).
 /// A program that starts other programs, such as `shedlock run`, removes them from those
 /// programs' environment, so the secret is not inherited.
 std::vector<std::string> secret_environment_variables(const provider_uri& uri);

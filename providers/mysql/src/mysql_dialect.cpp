@@ -37,7 +37,8 @@ public:
 
     // Assignments see the columns as already updated by earlier ones, so lock_until (which the
     // IF tests) must be assigned LAST; otherwise the owner columns would stay unchanged while the
-    // server still reports 2 affected rows. A held row changes nothing: 0 affected rows.
+    // server still reports 2 affected rows. A held row changes nothing: 0 affected rows. A NULL
+    // token (a nullable column, a row written by hand) counts as 0.
     statement acquire(const sql::lock_table& t, const statement_options& o) const override {
         const auto q = quoted(t);
         std::string sql = "INSERT INTO " + q.table + " (" + q.name + ", " + q.lock_until + ", " + q.locked_at + ", " +
@@ -45,7 +46,7 @@ public:
                           (o.db_time ? server_now_plus : "?") + ", " + (o.db_time ? server_now : "?") + ", ?" +
                           (o.fencing ? ", LAST_INSERT_ID(1)" : "") + ") ON DUPLICATE KEY UPDATE " +
                           take_over_value(q, q.locked_by) + ", " +
-                          (o.fencing ? take_over(q, q.fencing_token, "LAST_INSERT_ID(" + q.fencing_token + " + 1)") + ", "
+                          (o.fencing ? take_over(q, q.fencing_token, "LAST_INSERT_ID(COALESCE(" + q.fencing_token + ", 0) + 1)") + ", "
                                      : "") +
                           take_over_value(q, q.locked_at) + ", " + take_over_value(q, q.lock_until);
         if (o.db_time) return {sql, {slot::name, slot::at_most_ms, slot::owner}};
@@ -53,6 +54,14 @@ public:
     }
 
     sql::acquire_result acquire_reports() const override { return sql::acquire_result::affected_rows; }
+
+    // ER_WARN_DATA_OUT_OF_RANGE, as mysql_errors.cpp writes it: strict mode (MariaDB's default)
+    // refuses a token past the column's type. Without strict mode the server stores the
+    // maximum again, silently: tokens then repeat (docs/sql-providers.md).
+    std::string out_of_range_marker() const override { return "[error 1264]"; }
+    std::string widen_to_bigint_sql(const std::string& table, const std::string& column) const override {
+        return "ALTER TABLE " + table + " MODIFY " + column + " BIGINT NOT NULL DEFAULT 0";
+    }
 
     statement unlock(const sql::lock_table& t, const statement_options& o) const override {
         const auto q = quoted(t);

@@ -24,6 +24,10 @@ mysql_options mysql_options::from_uri(const provider_uri& uri) {
     mysql_options o;
     uri_options query(uri);
     sql::read_server_uri(uri, query, o);
+    if (o.host.find(',') != std::string::npos)
+        throw configuration_error("provider URI \"" + uri.redacted() + "\": the host \"" + o.host +
+                                  "\" is a list; MySQL/MariaDB URIs name one server (fail over behind a proxy such "
+                                  "as ProxySQL or MaxScale, or a virtual address)");
     sql::read_sql_uri_options(query, o);
     o.tls = sql::read_tls_uri(uri, query, mysql_tls_keys);
     require_ca_to_verify(uri, o.tls);

@@ -1,6 +1,7 @@
 #include "postgres_connection.hpp"
 #include "postgres_error.hpp"
 #include "postgres_pooler.hpp"
+#include "postgres_servers.hpp"
 #include "socket_deadline.hpp"
 
 #include <shedlock/error.hpp>
@@ -14,16 +15,6 @@
 
 namespace shedlock::providers::detail {
 namespace {
-
-/// A conninfo value in single quotes, with ' and \ escaped (libpq's own quoting rules).
-std::string quoted(const std::string& value) {
-    std::string out = "'";
-    for (char c : value) {
-        if (c == '\'' || c == '\\') out += '\\';
-        out += c;
-    }
-    return out + "'";
-}
 
 /// TCP keepalive and tcp_user_timeout: a peer that vanished (host down, network cut) is noticed
 /// by the kernel within about connect_timeout, also while a pooled connection sits idle. A peer
@@ -50,21 +41,45 @@ sql::sql_result rows_of(const pqxx::result& r) {
 
 }  // namespace
 
-std::string postgres_conninfo(const postgres_options& o, bool with_options) {
-    const auto seconds = std::chrono::ceil<std::chrono::seconds>(o.connect_timeout).count();
-    std::string info = "host=" + quoted(o.host) + " port=" + std::to_string(o.port) + " dbname=" + quoted(o.database) +
-                       " user=" + quoted(o.user) + " connect_timeout=" + std::to_string(seconds < 1 ? 1 : seconds) +
+std::string postgres_quoted(const std::string& value) {
+    std::string out = "'";
+    for (char c : value) {
+        if (c == '\'' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + "'";
+}
+
+std::string postgres_servers_conninfo(const postgres_options& o) {
+    std::string hosts = o.host, ports = std::to_string(o.port);
+    if (!o.servers.empty()) hosts.clear(), ports.clear();
+    for (const auto& s : o.servers) {
+        hosts += (hosts.empty() ? "" : ",") + s.host;
+        ports += (ports.empty() ? "" : ",") + std::to_string(s.port);
+    }
+    std::string info = "host=" + postgres_quoted(hosts) + " port=" + postgres_quoted(ports);
+    if (o.target != postgres_options::session_target::any)
+        info += std::string(" target_session_attrs=") + libpq_target_name(o.target);
+    return info;
+}
+
+std::string postgres_conninfo(const postgres_options& o, bool with_options,
+                              std::optional<std::chrono::milliseconds> per_server, const std::string& servers) {
+    const auto seconds = std::chrono::ceil<std::chrono::seconds>(per_server.value_or(o.connect_timeout)).count();
+    std::string info = (servers.empty() ? postgres_servers_conninfo(o) : servers) + " dbname=" +
+                       postgres_quoted(o.database) + " user=" + postgres_quoted(o.user) +
+                       " connect_timeout=" + std::to_string(seconds < 1 ? 1 : seconds) +
                        " application_name='shedlock-cpp'" + tcp_liveness(o);
     // PgBouncer refuses `options` (postgres_options::pooler). Without ours, an empty value: libpq
     // would otherwise send PGOPTIONS from the environment, which the pooler refuses the same way.
     info += " options=" +
-            (with_options ? quoted("-c DateStyle=ISO -c statement_timeout=" + std::to_string(o.statement_timeout.count()))
+            (with_options ? postgres_quoted("-c DateStyle=ISO -c statement_timeout=" + std::to_string(o.statement_timeout.count()))
                           : std::string("''"));
-    if (o.password) info += " password=" + quoted(*o.password);
+    if (o.password) info += " password=" + postgres_quoted(*o.password);
     const std::pair<const char*, const std::string*> tls[] = {
         {"sslmode", &o.tls.mode}, {"sslrootcert", &o.tls.ca_file}, {"sslcert", &o.tls.cert_file}, {"sslkey", &o.tls.key_file}};
     for (const auto& [key, value] : tls)
-        if (!value->empty()) info += std::string(" ") + key + "=" + quoted(*value);
+        if (!value->empty()) info += std::string(" ") + key + "=" + postgres_quoted(*value);
     return info;
 }
 
@@ -79,25 +94,31 @@ void throw_postgres_error(const std::exception& e, const std::string& shown, boo
 }
 
 postgres_connection::postgres_connection(const postgres_options& options)
-    : shown_(options.redacted_uri()), answer_within_(options.statement_timeout + options.connect_timeout) {
-    bool options_sent = sends_startup_options(options);
-    try {
+    : shown_(options.redacted_uri()), user_(options.user), servers_(std::max<std::size_t>(options.servers.size(), 1)),
+      target_(options.target), answer_within_(options.statement_timeout + options.connect_timeout) {
+    // One deadline for the whole connect: each server, the retry without `options` and the
+    // probe get what the attempts before them left of connect_timeout, not a fresh one each.
+    const connect_budget budget(options);
+    bool options_sent = false;
+    if (options.servers.empty()) {
         try {
-            connection_ = std::make_unique<pqxx::connection>(postgres_conninfo(options, options_sent));
-        } catch (const pqxx::broken_connection& e) {
-            if (!options_sent || !retries_without_startup_options(options, e.what())) throw;
-            options_sent = false;
-            connection_ = std::make_unique<pqxx::connection>(postgres_conninfo(options, false));
+            options_sent = connect_to(options, {}, budget, 1);
+        } catch (const storage_error&) {
+            throw;  // the budget spent before the retry without `options`
+        } catch (const std::exception& e) {
+            throw_postgres_error(e, shown_, false);
         }
-    } catch (const std::exception& e) {
-        throw_postgres_error(e, shown_, false);
+    } else {
+        options_sent = connect_in_turn(options, budget);
     }
     watch_ = std::make_unique<synchronous_wait_watch>(*connection_);
     if (options.pooler == postgres_options::pooler_kind::none) return;
+    // A connection made is kept: when libpq's per-server floor (2 s) spent the budget on silent
+    // servers before it, the probe still gets that floor rather than throwing the connection away.
     sql::sql_result probe;
     try {
         try {
-            probe = rows_of(run_before_deadline(pooler_probe_sql, {}));
+            probe = rows_of(run_before_deadline(pooler_probe_sql, {}, std::max(budget.left(), libpq_timeout_floor)));
         } catch (const storage_error&) {
             throw;
         } catch (const std::exception& e) {
@@ -107,6 +128,43 @@ postgres_connection::postgres_connection(const postgres_options& options)
         throw probe_failure(e, shown_);
     }
     unnamed_statements_ = pooled_after_probe(options, options_sent, connection_->backendpid(), probe, shown_);
+}
+
+bool postgres_connection::connect_to(const postgres_options& options, const std::string& servers,
+                                     const connect_budget& budget, std::size_t servers_left) {
+    bool options_sent = sends_startup_options(options);
+    try {
+        connection_ = std::make_unique<pqxx::connection>(
+            postgres_conninfo(options, options_sent, budget.per_server(servers_left), servers));
+    } catch (const pqxx::broken_connection& e) {
+        if (!options_sent || !retries_without_startup_options(options, e.what())) throw;
+        options_sent = false;
+        budget.check(shown_);
+        connection_ = std::make_unique<pqxx::connection>(postgres_conninfo(options, false, budget.per_server(servers_left), servers));
+    }
+    return options_sent;
+}
+
+bool postgres_connection::connect_in_turn(const postgres_options& options, const connect_budget& budget) {
+    // The servers one by one, not as libpq's host list: libpq ends its own walk at a server that
+    // accepts and then closes or answers garbage (a proxy with no backend), never trying the rest.
+    std::string failures;
+    for (std::size_t i = 0; i < options.servers.size(); ++i) {
+        auto one = options;
+        one.servers = {options.servers[i]};
+        try {
+            return connect_to(options, postgres_servers_conninfo(one), budget, options.servers.size() - i);
+        } catch (const pqxx::broken_connection& e) {
+            std::string why = e.what();  // libpq's "connection to server at ..., port ... failed: ..."
+            while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+            failures += (failures.empty() ? "" : "\n") + why;
+        } catch (const storage_error&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw_postgres_error(e, shown_, false);
+        }
+    }
+    throw postgres_error(postgres_failure::connection, failures, "", shown_, false);
 }
 
 bool synchronous_wait_watch::operator()(const char message[]) noexcept {
@@ -124,8 +182,10 @@ const std::string& postgres_connection::prepared_name(const std::string& sql) {
     return it->second;
 }
 
-pqxx::result postgres_connection::run_before_deadline(const std::string& sql, const std::vector<std::string>& values) {
-    const socket_deadline deadline(connection_->sock(), answer_within_);
+pqxx::result postgres_connection::run_before_deadline(const std::string& sql, const std::vector<std::string>& values,
+                                                      std::optional<std::chrono::milliseconds> within) {
+    const auto answer_within = within.value_or(answer_within_);
+    const socket_deadline deadline(connection_->sock(), answer_within);
     try {
         pqxx::nontransaction autocommit(*connection_);
         // Parameterless statements (DDL, probes, listing) run unprepared: they run rarely.
@@ -140,7 +200,7 @@ pqxx::result postgres_connection::run_before_deadline(const std::string& sql, co
         throw;
     } catch (const std::exception&) {
         if (!deadline.expired()) throw;
-        throw postgres_no_answer(shown_, answer_within_);
+        throw postgres_no_answer(shown_, answer_within);
     }
 }
 
@@ -171,8 +231,21 @@ sql::sql_result postgres_connection::execute(const std::string& sql, const std::
         return rows_of(run_before_deadline(sql, values));
     } catch (const storage_error&) {
         throw;  // the deadline's own, already worded
+    } catch (const pqxx::sql_error& e) {
+        if (refused_as_read_only(e.sqlstate()) && !in_recovery()) throw read_only_primary(e.what(), shown_, user_);
+        throw_postgres_error(e, shown_, true);
     } catch (const std::exception& e) {
         throw_postgres_error(e, shown_, true);
+    }
+}
+
+bool postgres_connection::in_recovery() {
+    try {
+        // Asked only after a 25006, never on a statement that succeeded.
+        const auto r = run_before_deadline("SELECT pg_is_in_recovery()", {});
+        return r.empty() || r[0][0].is_null() || std::string(r[0][0].c_str()) != "f";
+    } catch (const std::exception&) {
+        return true;  // unknown: keep the standby's reading (unavailable, safe to retry)
     }
 }
 

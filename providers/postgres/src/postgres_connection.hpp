@@ -15,6 +15,8 @@
 
 namespace shedlock::providers::detail {
 
+class connect_budget;
+
 /// Maps a libpqxx/libpq failure to a storage_error whose message names the server as `shown`
 /// (a URI without password). libpq's own text is kept whole: it never contains the password
 /// (the conninfo quotes it), and searching-and-replacing it would reveal where it occurs.
@@ -43,15 +45,34 @@ public:
 
 private:
     const std::string& prepared_name(const std::string& sql);
+    /// Connects to `servers` (libpq's host/port keys; empty: every server of `options`) within
+    /// its share of `budget` (`servers_left` still to try), once more without libpq `options`
+    /// when a pooler refuses them; returns whether they were sent. libpqxx's exceptions pass through.
+    bool connect_to(const postgres_options& options, const std::string& servers, const connect_budget& budget,
+                    std::size_t servers_left);
+    /// A multi-host list: each server in turn, with an equal share of what is left of `budget`
+    /// (at least libpq's 2 s floor each). Returns whether libpq `options` were sent.
+    bool connect_in_turn(const postgres_options& options, const connect_budget& budget);
+    /// Doctor's note on a multi-host URI: how many servers, the target, which one this reached.
+    topology_note servers_note();
     /// Throws a safe-to-retry storage_error when the server closed the connection while it idled
     /// (restart, terminated session, idle timeout): checked before a statement is sent, so that
     /// a failure then is known not to have reached the server.
     void check_still_open();
     /// Runs `sql` (prepared when it has parameters); a server that has not answered within
     /// answer_within_ gets the connection shut down: storage_error(unavailable).
-    pqxx::result run_before_deadline(const std::string& sql, const std::vector<std::string>& values);
+    /// `within`: a shorter deadline (the connect's remaining budget, for the probe).
+    pqxx::result run_before_deadline(const std::string& sql, const std::vector<std::string>& values,
+                                     std::optional<std::chrono::milliseconds> within = std::nullopt);
+
+    /// Whether the server is in recovery (a standby), asked after a 25006: a primary's read-only
+    /// session is a configuration error (read_only_primary), a standby's a failover to wait out.
+    bool in_recovery();
 
     std::string shown_;
+    std::string user_;  // for the ALTER ROLE of read_only_primary
+    std::size_t servers_ = 1;  // in the URI (a multi-host list: postgres_options::servers)
+    postgres_options::session_target target_ = postgres_options::session_target::any;
     std::chrono::milliseconds answer_within_;  // the server's statement_timeout plus a round trip's worth
     std::unique_ptr<pqxx::connection> connection_;
     std::unique_ptr<synchronous_wait_watch> watch_;  // after connection_: unregisters from it first

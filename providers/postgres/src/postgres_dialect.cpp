@@ -2,6 +2,8 @@
 #include <shedlock/providers/sql/upsert_claim_statements.hpp>
 
 #include <cctype>
+#include <optional>
+#include <vector>
 
 namespace shedlock::providers {
 namespace {
@@ -34,6 +36,42 @@ std::string server_now_plus(int param) {
 
 std::string ts(int param) { return "$" + std::to_string(param) + "::timestamp(3)"; }
 
+/// The expressions an acquisition writes and compares, in db time or the client's. now() is
+/// fixed at the start of the statement's transaction (each statement is its own), so every "now"
+/// in one statement agrees.
+struct acquire_terms {
+    bool fencing = false;
+    std::string now, expired_by, until, owner;
+    std::string next_token;   ///< a taken record's token: its old one (NULL counts as 0) + 1, above the epoch
+    std::string first_token;  ///< a new record's token
+    std::string returning;
+    std::vector<slot> slots;
+};
+
+acquire_terms terms(const sql::quoted_lock_table& q, const statement_options& o) {
+    acquire_terms a;
+    a.fencing = o.fencing;
+    a.now = o.db_time ? server_now : ts(3);
+    a.expired_by = o.db_time ? server_now_exact : ts(3);
+    a.until = o.db_time ? server_now_plus(2) : ts(2);
+    a.owner = o.db_time ? "$3" : "$4";  // db time binds no client "now"
+    const std::string counted = "COALESCE(" + q.table_only + "." + q.fencing_token + ", 0) + 1";
+    const bool epoch = o.fencing && o.wide_fencing;
+    a.next_token = epoch ? "GREATEST(" + counted + ", " + timeline_epoch + " + 1)" : counted;
+    a.first_token = epoch ? std::string(timeline_epoch) + " + 1" : "1";
+    a.returning = " RETURNING " + q.locked_at + ", " + q.lock_until + (o.fencing ? ", " + q.fencing_token : "");
+    a.slots = o.db_time ? std::vector<slot>{slot::name, slot::at_most_ms, slot::owner}
+                        : std::vector<slot>{slot::name, slot::lock_until, slot::now, slot::owner};
+    return a;
+}
+
+/// The UPDATE that takes over the record of $1 when it has expired.
+std::string take_over(const sql::quoted_lock_table& q, const acquire_terms& a) {
+    return "UPDATE " + q.table + " SET " + q.lock_until + " = " + a.until + ", " + q.locked_at + " = " + a.now + ", " +
+           q.locked_by + " = " + a.owner + (a.fencing ? ", " + q.fencing_token + " = " + a.next_token : "") +
+           " WHERE " + q.name + " = $1 AND " + q.lock_until + " <= " + a.expired_by + a.returning;
+}
+
 class postgres_dialect final : public sql::sql_dialect {
 public:
     explicit postgres_dialect(bool async_unlock) : async_unlock_(async_unlock) {}
@@ -59,36 +97,33 @@ public:
 
     // ONE statement, but not INSERT ... ON CONFLICT DO UPDATE ... WHERE: that form locks (and so
     // writes WAL for) the conflicting row even when its WHERE is false. Here a live lock makes
-    // the UPDATE match nothing and the INSERT hit ON CONFLICT DO NOTHING: no write, no xid, no
-    // WAL flush. Two racing takers: the second UPDATE re-checks the row the first committed and
-    // matches nothing; two racing inserters: the second's DO NOTHING waits and inserts nothing.
+    // the UPDATE match nothing and the INSERT find the row: no write, no xid, no WAL flush. Two
+    // racing takers: the second UPDATE re-checks the row the first committed and matches
+    // nothing; two racing inserters (neither saw a row): the second's DO NOTHING waits and
+    // inserts nothing. The INSERT's NOT EXISTS probe keeps its target list (and the timeline
+    // epoch in it) from being evaluated when the row is there.
     statement acquire(const sql::lock_table& t, const statement_options& o) const override {
         const auto q = quoted(t);
-        const bool epoch = o.fencing && o.wide_fencing;
-        const std::string now = o.db_time ? "n.t" : ts(3);
-        const std::string expired_by = o.db_time ? "n.exact" : ts(3);
-        const std::string until = o.db_time ? "n.t + $2::bigint * interval '1 millisecond'" : ts(2);
-        const std::string token = o.fencing ? ", " + q.fencing_token : "";
-        std::string with = o.db_time ? std::string("n AS (SELECT ") + server_now + " AS t, " + server_now_exact + " AS exact), " : "";
-        if (epoch) with += std::string("e AS (SELECT ") + timeline_epoch + " AS epoch), ";
-        const std::string from = o.db_time && epoch ? " FROM n, e" : o.db_time ? " FROM n" : epoch ? " FROM e" : "";
-        const std::string owner = o.db_time ? "$3" : "$4";  // db time binds no client "now"
-        const std::string returning = " RETURNING " + q.locked_at + ", " + q.lock_until + token;
-        const std::string next_token = q.table_only + "." + q.fencing_token + " + 1";
-        const std::string taken_token = epoch ? "GREATEST(" + next_token + ", e.epoch + 1)" : next_token;
-
+        const acquire_terms a = terms(q, o);
         const std::string sql =
-            "WITH " + with + "taken AS (UPDATE " + q.table + " SET " + q.lock_until + " = " + until + ", " + q.locked_at +
-            " = " + now + ", " + q.locked_by + " = " + owner + (o.fencing ? ", " + q.fencing_token + " = " + taken_token : "") +
-            from + " WHERE " + q.name + " = $1 AND " + q.lock_until + " <= " + expired_by + returning +
-            "), created AS (INSERT INTO " + q.table + " (" + q.name + ", " + q.lock_until + ", " + q.locked_at + ", " +
-            q.locked_by + token + ") SELECT $1, " + until + ", " + now + ", " + owner +
-            (o.fencing ? (epoch ? ", e.epoch + 1" : ", 1") : "") + from +
-            " WHERE NOT EXISTS (SELECT 1 FROM taken) ON CONFLICT (" + q.name + ") DO NOTHING" + returning +
+            "WITH taken AS (" + take_over(q, a) + "), created AS (INSERT INTO " + q.table + " (" + q.name + ", " +
+            q.lock_until + ", " + q.locked_at + ", " + q.locked_by + (o.fencing ? ", " + q.fencing_token : "") +
+            ") SELECT $1, " + a.until + ", " + a.now + ", " + a.owner + (o.fencing ? ", " + a.first_token : "") +
+            " WHERE NOT EXISTS (SELECT 1 FROM taken) AND NOT EXISTS (SELECT 1 FROM " + q.table + " WHERE " + q.name +
+            " = $1) ON CONFLICT (" + q.name + ") DO NOTHING" + a.returning +
             ") SELECT * FROM taken UNION ALL SELECT * FROM created";
-        if (o.db_time) return {sql, {slot::name, slot::at_most_ms, slot::owner}};
-        return {sql, {slot::name, slot::lock_until, slot::now, slot::owner}};
+        return {sql, a.slots};
     }
+
+    // A record known to exist (known_lock_names): the UPDATE alone, as Java ShedLock's. A live
+    // lock matches 0 rows; the SET list (and the epoch in it) is evaluated only for a row taken.
+    std::optional<statement> acquire_existing(const sql::lock_table& t, const statement_options& o) const override {
+        const auto q = quoted(t);
+        const acquire_terms a = terms(q, o);
+        return statement{take_over(q, a), a.slots};
+    }
+
+    std::string out_of_range_marker() const override { return "[SQLSTATE 22003]"; }
 
     statement unlock(const sql::lock_table& t, const statement_options& o) const override {
         const auto q = quoted(t);

@@ -52,6 +52,12 @@ bool refused_by_pooler(const std::string& message) {
     return message.find("unsupported startup parameter") != std::string::npos;
 }
 
+/// libpq's target_session_attrs=read-write passed over a server: a standby (libpq 15 says the
+/// same of both) or a primary whose sessions are read-only (default_transaction_read_only).
+bool read_only_session(const std::string& message) {
+    return message.find("session is read-only") != std::string::npos;
+}
+
 storage_category category_of_connect_failure(const std::string& message) {
     if (is_tls_failure(message)) return storage_category::access_denied;
     if (message.find("authentication failed") != std::string::npos ||
@@ -75,6 +81,11 @@ storage_error connection_error(const std::string& message, const std::string& pr
         hint = "; a connection pooler (PgBouncer) refused a startup parameter. Under pooler=none: use pooler=auto "
                "(the default) or pooler=pgbouncer, which send no libpq options; under those, the pooler refuses "
                "another parameter (its log names it)";
+    if (read_only_session(message))
+        hint = "; no server gave a session that can write: a standby (a failover under way: retry), or a primary "
+               "whose sessions are read-only (default_transaction_read_only on for the role: ALTER ROLE ... SET "
+               "default_transaction_read_only = off; target_session_attrs=primary reports that as a configuration "
+               "error)";
     const auto advice = category != storage_category::unavailable ? retry_advice::permanent
                         : sent                                     ? retry_advice::in_doubt
                                                                    : retry_advice::safe;
@@ -109,6 +120,21 @@ storage_error postgres_error(postgres_failure kind, std::string message, const s
         break;
     }
     return storage_error(storage_category::other, retry_advice::permanent, prefix + message);
+}
+
+bool refused_as_read_only(const std::string& sqlstate) { return sqlstate == read_only_state; }
+
+storage_error read_only_primary(std::string message, const std::string& shown, const std::string& user) {
+    while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+    std::string role;  // as a quoted identifier
+    for (char c : user) role += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return storage_error(storage_category::misconfigured, retry_advice::permanent,
+                         "PostgreSQL " + shown + ": " + message +
+                             "; the server is a primary (not in recovery), but this session is read-only: "
+                             "default_transaction_read_only is on for the role, the database or the server. Fix: "
+                             "ALTER ROLE \"" + role + "\" SET default_transaction_read_only = off (or ALTER DATABASE, "
+                             "or postgresql.conf), then reconnect; if a switchover fenced this server on purpose, "
+                             "the URI must reach the new primary");
 }
 
 bool cancels_synchronous_wait(const char* notice) {

@@ -37,6 +37,14 @@ storage_error unconfirmed_commit(const std::string& shown);
 
 storage_error postgres_no_answer(const std::string& shown, std::chrono::milliseconds within);
 
+/// Whether `sqlstate` is 25006 (read_only_sql_transaction): a standby, or a read-only session.
+bool refused_as_read_only(const std::string& sqlstate);
+
+/// The error for 25006 from a server known not to be in recovery: the session is read-only by
+/// configuration (default_transaction_read_only for `user`), which no retry or reconnect to the
+/// same server mends: misconfigured, naming the setting and the ALTER ROLE that fixes it.
+storage_error read_only_primary(std::string message, const std::string& shown, const std::string& user);
+
 /// "1.5 s": a duration for messages.
 std::string postgres_seconds_text(std::chrono::milliseconds d);
 

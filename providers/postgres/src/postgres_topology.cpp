@@ -1,6 +1,7 @@
 // What `shedlock doctor` hears of a PostgreSQL connection's topology: the pooler the connection
 // probe found, and what the server says of its replication (issue 24).
 #include "postgres_connection.hpp"
+#include "postgres_servers.hpp"
 
 namespace shedlock::providers::detail {
 namespace {
@@ -32,11 +33,22 @@ topology_note replication_note(const std::string& replicas, const std::string& s
 
 }  // namespace
 
+topology_note postgres_connection::servers_note() {
+    const std::string reached = std::string(connection_->hostname()) + ":" + connection_->port();
+    const std::string text = "servers: " + std::to_string(servers_) + " in the URI, target_session_attrs=" +
+                             libpq_target_name(target_) + "; this connection reached " + reached;
+    if (target_ != postgres_options::session_target::any) return {text};
+    return {text + ". Under any, a standby that accepts first is kept and every lock call fails there until the "
+                   "connection is replaced; use target_session_attrs=read-write (the default with several servers)",
+            true};
+}
+
 std::vector<topology_note> postgres_connection::topology() {
     std::vector<topology_note> notes;
     notes.push_back({unnamed_statements_ ? "pooler: detected (the server's backend PID is not the connection's): "
                                            "unnamed statements, the server's DateStyle and statement_timeout"
                                          : "pooler: none detected (a server, or pooler=none)"});
+    if (servers_ > 1) notes.push_back(servers_note());
     const auto r = execute(replication_sql, {});
     if (setting_at(r, 0) == "t")
         notes.push_back({"role: this server is a standby (read-only): no lock can be taken here; point the URI at the "

@@ -38,7 +38,7 @@ java_statements java_statements_for(const std::string& table) {
 class java_instance {
 public:
     java_instance(const std::string& table, std::string owner)
-        : connection_(connection_string()), sql_(java_statements_for(table)), owner_(std::move(owner)) {}
+        : connection_(test_server::conninfo()), sql_(java_statements_for(table)), owner_(std::move(owner)) {}
 
     bool lock(const std::string& name, double at_most_seconds = 60) {
         pqxx::nontransaction w(connection_);
@@ -50,12 +50,6 @@ public:
     }
 
 private:
-    static std::string connection_string() {
-        const auto o = postgres_options::from_uri(parse_provider_uri(test_server::uri()));
-        return "host=" + o.host + " port=" + std::to_string(o.port) + " dbname=" + o.database + " user=" + o.user +
-               " password=" + o.password.value_or("");
-    }
-
     pqxx::connection connection_;
     java_statements sql_;
     std::string owner_;

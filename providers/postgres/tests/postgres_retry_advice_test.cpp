@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <stdexcept>
 #include <string>
 
 // Unity builds join this file with others: names of its own, qualified, no using-directives.
@@ -120,26 +121,47 @@ TEST_CASE("postgres retry advice: release, append and completion on a pooled ses
     CHECK(claims_store->find("retry-claim")->state == "done");
 }
 
-TEST_CASE("postgres retry advice: a read-only server (a standby, a failover under way) is unavailable and safe, never held",
+// "read-only server" in the name keeps it out of the PgBouncer lanes (lanes.sh): shedlock_ro has
+// no login through the poolers.
+TEST_CASE("postgres retry advice: a read-only server that is a primary (the role's default) is misconfigured, never held",
           "[postgres][retry][failover]") {
-    // A session that may not write (here: a role whose transactions are read-only; in a failover
-    // the old primary demoted, or a standby reached) refuses the acquire with 25006 before doing
-    // anything: an outage to wait out (safe to run again), not a statement the user must fix.
+    // A session that may not write on a server that is not in recovery (a role whose transactions
+    // are read-only) refuses the acquire with 25006. A standby's 25006 is an outage to wait out
+    // (the failover tests: exit 69); this one no retry mends: misconfigured (the CLI exits 78),
+    // naming the setting and the ALTER ROLE. With target_session_attrs=read-write libpq passes
+    // such a server over at connect, with the words it uses for a standby too ("session is
+    // read-only"): unavailable, the hint naming both causes.
     const std::string locks = unique("readonly");
     test_server::exec("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'shedlock_ro') THEN "
                       "CREATE ROLE shedlock_ro LOGIN PASSWORD 'shedlock-test-pw'; END IF; END $$");
     test_server::exec("ALTER ROLE shedlock_ro SET default_transaction_read_only = on");
     (void)shedlock::providers::make_postgres_lock_provider(server_options("?create_schema=true&table=" + locks));
     test_server::exec("GRANT SELECT, INSERT, UPDATE, DELETE ON " + locks + " TO shedlock_ro");
-    auto o = server_options("?table=" + locks);
-    o.user = "shedlock_ro";
-    auto provider = shedlock::providers::make_postgres_lock_provider(o);
-    try {
-        (void)provider->try_lock(lock_configuration("readonly", std::chrono::minutes(5)));
-        FAIL("a read-only session took the lock");
-    } catch (const storage_error& e) {
-        CHECK(e.category() == shedlock::storage_category::unavailable);
-        CHECK(e.advice() == shedlock::retry_advice::safe);
-        CHECK_THAT(e.what(), Catch::Matchers::Contains("25006") && Catch::Matchers::Contains("read-only"));
+    // What a lock attempt as shedlock_ro ends with (it must not succeed).
+    auto failure_as_read_only_role = [&](const std::string& target) -> storage_error {
+        auto o = server_options("?table=" + locks + target);
+        o.user = "shedlock_ro";
+        try {
+            auto provider = shedlock::providers::make_postgres_lock_provider(o);
+            (void)provider->try_lock(lock_configuration("readonly", std::chrono::minutes(5)));
+        } catch (const storage_error& e) {
+            return e;
+        }
+        FAIL("a read-only session took the lock (" << target << ")");
+        throw std::logic_error("unreachable");
+    };
+    for (const std::string target : {"", "&target_session_attrs=primary"}) {
+        INFO("target: " << target);
+        const auto e = failure_as_read_only_role(target);
+        CHECK(e.category() == shedlock::storage_category::misconfigured);
+        CHECK(e.advice() == shedlock::retry_advice::permanent);
+        CHECK_THAT(e.what(), Catch::Matchers::Contains("default_transaction_read_only = off") &&
+                                 Catch::Matchers::Contains("read-only"));
+        CHECK_THAT(e.what(), !Catch::Matchers::Contains(test_server::password));
     }
+    const auto e = failure_as_read_only_role("&target_session_attrs=read-write");
+    CHECK(e.category() == shedlock::storage_category::unavailable);
+    CHECK(e.advice() == shedlock::retry_advice::safe);
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("session is read-only") &&
+                             Catch::Matchers::Contains("default_transaction_read_only = off"));
 }

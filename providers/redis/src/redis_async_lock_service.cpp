@@ -4,6 +4,7 @@
 #include "redis_keys.hpp"
 #include "redis_lock_calls.hpp"
 
+#include <shedlock/error.hpp>
 #include <shedlock/lease_timing.hpp>
 #include <shedlock/providers/redis_async.hpp>
 
@@ -88,6 +89,12 @@ std::unique_ptr<shedlock::asio::lock_service> make_redis_async_lock_service(cons
                                                                             boost::asio::any_io_executor executor,
                                                                             const shedlock::clock& clock) {
     detail::validate_redis_options(options);
+    // Discovery and WAIT live in the blocking connection only: the native driver would talk to
+    // options.host and skip WAIT. open_async_backend runs such URIs on the pool instead.
+    if (!options.sentinels.empty() || options.wait_replicas > 0)
+        throw configuration_error("the non-blocking Redis driver does not do Sentinel discovery or wait_replicas; open "
+                                  "the URI with open_async_backend (it runs these on the blocking provider in a pool) "
+                                  "or wrap make_redis_lock_provider in shedlock::asio::pooled_lock_service");
     return std::make_unique<redis_async_lock_service>(options, std::move(executor), clock);
 }
 

@@ -1,11 +1,13 @@
 #include "redis_connection.hpp"
 
 #include "redis_errors.hpp"
+#include "redis_sentinel.hpp"
 
 #include <poll.h>
 #include <sys/time.h>
 
 #include <cerrno>
+#include <cstdio>
 
 namespace shedlock::providers::detail {
 namespace {
@@ -32,10 +34,28 @@ int append(redisContext* context, const std::vector<std::string_view>& args) {
 }  // namespace
 
 std::string describe_server(const redis_options& options) {
+    if (!options.sentinels.empty())
+        return "Redis primary \"" + options.sentinel_master + "\" (Sentinel " + describe_sentinels(options) + ")/" +
+               std::to_string(options.db);
     return "Redis at " + options.host + ":" + std::to_string(options.port) + "/" + std::to_string(options.db);
 }
 
 redis_connection::redis_connection(const redis_options& options) : where_(describe_server(options)) {
+    if (options.sentinels.empty()) {
+        open(options, false);
+        return;
+    }
+    // Discovery on every new connection: after a failover the pool's replacements reach the
+    // new primary, and ROLE refuses a stale answer (a demoted primary still listed).
+    const sentinel_answer found = ask_sentinels(options);
+    where_ = "Redis primary \"" + options.sentinel_master + "\" at " + found.host + ":" + std::to_string(found.port) + "/" +
+             std::to_string(options.db) + " (named by sentinel " + found.sentinel + ")";
+    open(primary_options(options, found), true);
+}
+
+void redis_connection::open(const redis_options& options, bool must_be_primary) {
+    // connect_timeout bounds the connect and the handshake together, not each step.
+    answer_by(std::chrono::steady_clock::now() + options.connect_timeout);
     context_ = redisConnectWithTimeout(options.host.c_str(), options.port, to_timeval(options.connect_timeout));
     if (context_ == nullptr)
         throw io_error("out of memory creating the connection", "a connection", where_, retry_advice::safe);
@@ -50,13 +70,34 @@ redis_connection::redis_connection(const redis_options& options) : where_(descri
         // within connect_timeout, not connect_timeout + command_timeout.
         redisSetTimeout(context_, to_timeval(options.connect_timeout));
         handshake(options);
+        if (must_be_primary) check_primary();
         redisSetTimeout(context_, to_timeval(options.command_timeout));
+        deadline_.reset();
         redisEnableKeepAlive(context_);
         connected_ = true;
     } catch (...) {
         redisFree(context_);
         throw;
     }
+}
+
+void redis_connection::check_primary() {
+    const auto reply = command({"ROLE"}, "ROLE");
+    if (reply->type == REDIS_REPLY_ERROR) {
+        const std::string_view text(reply->str, reply->len);
+        // An ACL user without +role: the check is skipped; a replica's READONLY on the first
+        // write then breaks this connection the same way (docs/redis-provider.md, Sentinel).
+        if (classify_reply_error(text) == storage_category::access_denied && text.find("NOPERM") != text.npos) return;
+        throw reply_error(text, "ROLE", where_);
+    }
+    const bool array = reply->type == REDIS_REPLY_ARRAY && reply->elements > 0 &&
+                       reply->element[0]->type == REDIS_REPLY_STRING;
+    const std::string role = array ? std::string(reply->element[0]->str, reply->element[0]->len) : "(no role)";
+    if (role == "master") return;
+    throw storage_error(storage_category::unavailable, retry_advice::safe,
+                        where_ + " answers ROLE \"" + role +
+                            "\", not master: the sentinel's answer is stale or a failover is under way; this "
+                            "connection is not used and the next one asks the sentinels again");
 }
 
 redis_connection::~redis_connection() {
@@ -105,10 +146,36 @@ std::vector<reply_ptr> redis_connection::pipeline(const std::vector<std::vector<
     replies.reserve(commands.size());
     for (std::size_t i = 0; i < commands.size(); ++i) {
         void* raw = nullptr;
-        if (redisGetReply(context_, &raw) != REDIS_OK || raw == nullptr) fail_io(what, true);
+        if (read_reply(&raw) != REDIS_OK || raw == nullptr) fail_io(what, true);
         replies.emplace_back(static_cast<redisReply*>(raw));
+        const redisReply& r = *replies.back();
+        // A demoted primary (READONLY) or a replica cut off (MASTERDOWN): never reuse this
+        // connection, so the pool's replacement rediscovers the primary.
+        if (r.type == REDIS_REPLY_ERROR && demoted_node_reply({r.str, r.len})) broken_ = true;
     }
     return replies;
+}
+
+int redis_connection::read_reply(void** reply) {
+    if (!deadline_) return redisGetReply(context_, reply);
+    for (int done = 0; !done;)
+        if (redisBufferWrite(context_, &done) != REDIS_OK) return REDIS_ERR;
+    while (true) {
+        if (redisReaderGetReply(context_->reader, reply) != REDIS_OK) {
+            context_->err = context_->reader->err;
+            std::snprintf(context_->errstr, sizeof context_->errstr, "%s", context_->reader->errstr);
+            return REDIS_ERR;
+        }
+        if (*reply != nullptr) return REDIS_OK;
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline_ - std::chrono::steady_clock::now());
+        pollfd readable{context_->fd, POLLIN, 0};
+        if (left.count() <= 0 || ::poll(&readable, 1, static_cast<int>(left.count())) == 0) {
+            context_->err = REDIS_ERR_IO;
+            errno = EAGAIN;  // fail_io reports a timeout
+            return REDIS_ERR;
+        }
+        if (redisBufferRead(context_) != REDIS_OK) return REDIS_ERR;
+    }
 }
 
 reply_ptr redis_connection::checked(const std::vector<std::string_view>& args, const char* what) {

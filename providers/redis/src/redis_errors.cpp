@@ -73,6 +73,8 @@ storage_category classify_reply_error(std::string_view text) {
     return storage_category::other;
 }
 
+bool demoted_node_reply(std::string_view text) { return has_code(text, "READONLY") || has_code(text, "MASTERDOWN"); }
+
 storage_error reply_error(std::string_view text, const std::string& what, const std::string& where) {
     const auto category = classify_reply_error(text);
     // A refusal applies nothing (a script that already wrote is never refused by OOM).

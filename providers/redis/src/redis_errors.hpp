@@ -12,6 +12,10 @@ namespace shedlock::providers::detail {
 /// unavailable, NOAUTH/WRONGPASS/NOPERM -> access_denied, BUSY -> busy, anything else -> other.
 storage_category classify_reply_error(std::string_view text);
 
+/// True for the replies of a node that is no longer (or not) the primary: READONLY, MASTERDOWN.
+/// A connection that hears one is dropped, so the pool's next connection finds the primary again.
+bool demoted_node_reply(std::string_view text);
+
 /// A storage_error for an error reply to `what`. Retry advice: the refusals that apply nothing
 /// (OOM, READONLY, LOADING, MASTERDOWN, BUSY) are safe to retry, the others permanent. (a command or script name) from `where`
 /// ("Redis at host:port"), with advice for the known codes. Redis replies never echo a password.

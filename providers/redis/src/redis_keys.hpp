@@ -4,6 +4,7 @@
 
 #include <shedlock/providers/redis_lock_provider.hpp>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +32,9 @@ private:
 /// Throws configuration_error naming the field and the fix for any option that cannot work
 /// (empty host, braces or control characters in prefix/env, zero timeouts, pool size, db).
 void validate_redis_options(const redis_options& options);
+
+/// How long WAIT waits after an acquisition: wait_timeout, or half of command_timeout when 0.
+std::chrono::milliseconds effective_wait_timeout(const redis_options& options);
 
 /// The prefix and env actually used (defaults filled in for the mode).
 std::string effective_prefix(const redis_options& options);

@@ -4,6 +4,8 @@
 #include "redis_pool.hpp"
 #include "redis_scripts.hpp"
 #include "redis_session.hpp"
+#include "redis_topology.hpp"
+#include "redis_wait_replicas.hpp"
 
 #include <shedlock/error.hpp>
 
@@ -33,7 +35,9 @@ public:
     timestamp lock_time_now() override { return *server_time(); }  // TTLs run on the server's clock
     std::vector<topology_note> topology() override {
         auto connection = pool_->borrow();
-        return connection->topology_notes();
+        auto notes = connection->topology_notes();  // a Redis Cluster's, from its router
+        if (!notes.empty()) return notes;
+        return detail::redis_topology(*connection, options_);
     }
     void delete_records(const std::vector<std::string>& names) override {
         auto connection = pool_->borrow();
@@ -52,6 +56,11 @@ private:
 
     /// Runs one lock script; its integer answer.
     std::int64_t run(const detail::lock_script_call& call);
+    /// The extend script, then WAIT (wait_replicas) on the same connection when it extended.
+    std::int64_t extend_on_replicas(const detail::lock_script_call& call);
+    /// The acquire script, then WAIT (wait_replicas) on the same connection.
+    std::int64_t acquire_on_replicas(const detail::lock_script_call& call, const lock_configuration& config,
+                                     const std::string& owner, timestamp now);
 
     const redis_options options_;
     const detail::redis_keys keys_;
@@ -74,9 +83,37 @@ std::int64_t redis_lock_provider::run(const detail::lock_script_call& call) {
     return pool_->run_retrying_in_doubt(run_once);
 }
 
+std::int64_t redis_lock_provider::acquire_on_replicas(const detail::lock_script_call& call,
+                                                     const lock_configuration& config, const std::string& owner,
+                                                     timestamp now) {
+    const auto keys = call.key_views();
+    const auto args = call.arg_views();
+    return pool_->run_retrying_safe([&](detail::redis_connection& connection) {
+        auto reply = scripts_.run(connection, call.script, keys, args);
+        const std::int64_t token = detail::lock_script_result(*reply, connection.where(), call.lock_key);
+        if (token < 0) return token;  // held elsewhere: nothing to wait for
+        const auto taken = detail::acquired_lease(config, owner, now, token, options_.fencing);
+        detail::confirm_on_replicas(connection, options_, scripts_,
+                                    detail::unlock_call(keys_, *taken, std::chrono::milliseconds(0), false));
+        return token;
+    });
+}
+
+std::int64_t redis_lock_provider::extend_on_replicas(const detail::lock_script_call& call) {
+    const auto keys = call.key_views();
+    const auto args = call.arg_views();
+    return pool_->run_retrying_in_doubt([&](detail::redis_connection& connection) {
+        auto reply = scripts_.run(connection, call.script, keys, args);
+        const std::int64_t result = detail::lock_script_result(*reply, connection.where(), call.lock_key);
+        if (result == 1) detail::confirm_extension_on_replicas(connection, options_, call.lock_key);
+        return result;
+    });
+}
+
 std::optional<lease> redis_lock_provider::do_try_lock(const lock_configuration& config, const std::string& owner) {
     const timestamp now = clock().now();
-    const std::int64_t token = run(detail::acquire_call(keys_, options_.fencing, config, owner));
+    const auto call = detail::acquire_call(keys_, options_.fencing, config, owner);
+    const std::int64_t token = options_.wait_replicas > 0 ? acquire_on_replicas(call, config, owner, now) : run(call);
     return detail::acquired_lease(config, owner, now, token, options_.fencing);
 }
 
@@ -90,7 +127,8 @@ void redis_lock_provider::do_unlock(const lease& held) {
 std::optional<lease> redis_lock_provider::do_extend(const lease& held, std::chrono::milliseconds at_most,
                                                     std::chrono::milliseconds minimum_hold) {
     const timestamp now = clock().now();
-    const std::int64_t result = run(detail::extend_call(keys_, held, at_most));
+    const auto call = detail::extend_call(keys_, held, at_most);
+    const std::int64_t result = options_.wait_replicas > 0 ? extend_on_replicas(call) : run(call);
     return detail::extended_lease(held, now, at_most, minimum_hold, result);
 }
 

@@ -168,6 +168,26 @@ TEST_CASE("redis async: open_async_backend uses the native driver for redis URIs
     });
 }
 
+TEST_CASE("redis async: open_async_backend runs a wait_replicas URI on the pool (WAIT lives in the blocking provider)",
+          "[redis][async]") {
+    shedlock::providers::register_redis_provider(shedlock::provider_registry::global());
+    shedlock::providers::register_redis_async_driver(shedlock::asio::async_registry::global());
+    net::io_context io;
+    // The test server's replica (server.sh, port 63798) acknowledges the WAIT.
+    const std::string uri = shedlock::test::required_env("SHEDLOCK_TEST_REDIS_URI") + "?wait_replicas=1&wait_timeout=400ms";
+    auto session = shedlock::asio::open_async_backend(uri, io.get_executor());
+    CHECK(session->locks().describe().find("pool") != std::string::npos);
+    CHECK_THROWS_AS(shedlock::providers::make_redis_async_lock_service(
+                        shedlock::providers::redis_options_from_uri(shedlock::parse_provider_uri(uri)), io.get_executor()),
+                    shedlock::configuration_error);
+    run_coroutine(io, [&]() -> net::awaitable<void> {
+        const std::string name = shedlock::test::unique_prefix("waited");
+        auto handle = co_await shedlock::asio::async_try_lock(session->locks(), {name, 10s}, net::use_awaitable);
+        REQUIRE(handle);
+        co_await handle->async_unlock(net::use_awaitable);
+    });
+}
+
 TEST_CASE("redis async: a service destroyed with operations in flight drops them and closes its connections",
           "[redis][async]") {
     const auto options = async_options();

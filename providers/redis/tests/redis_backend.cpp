@@ -27,6 +27,9 @@ public:
     // The asynchronous runs (SHEDLOCK_CONFORMANCE_INTERFACE) on the non-blocking driver, same keys.
     std::unique_ptr<asio::lock_service> make_async_service(const shedlock::clock& clock,
                                                            asio::lock_service::executor_type executor) override {
+        // Sentinel URIs (the conformance_redis_sentinel lane) run on the pool, as
+        // open_async_backend runs them: the default adapter.
+        if (!options_.sentinels.empty()) return backend::make_async_service(clock, std::move(executor));
         return providers::make_redis_async_lock_service(options_, std::move(executor), clock);
     }
 #endif

@@ -38,7 +38,9 @@ raw_redis::raw_redis(const providers::redis_options& options)
 
 raw_redis::~raw_redis() { redisFree(context_); }
 
-std::string raw_redis::text(const std::vector<std::string>& args) {
+namespace {
+
+redisReply* send(redisContext* context, const std::vector<std::string>& args) {
     std::vector<const char*> argv;
     std::vector<size_t> lengths;
     for (const auto& a : args) {
@@ -46,8 +48,25 @@ std::string raw_redis::text(const std::vector<std::string>& args) {
         lengths.push_back(a.size());
     }
     auto* reply = static_cast<redisReply*>(
-        redisCommandArgv(context_, static_cast<int>(argv.size()), argv.data(), lengths.data()));
+        redisCommandArgv(context, static_cast<int>(argv.size()), argv.data(), lengths.data()));
     if (reply == nullptr) throw std::runtime_error("raw_redis: connection failed");
+    return reply;
+}
+
+}  // namespace
+
+std::vector<std::string> raw_redis::strings(const std::vector<std::string>& args) {
+    auto* reply = send(context_, args);
+    std::vector<std::string> out;
+    if (reply->type == REDIS_REPLY_ARRAY)
+        for (std::size_t i = 0; i < reply->elements; ++i)
+            if (reply->element[i]->str != nullptr) out.emplace_back(reply->element[i]->str, reply->element[i]->len);
+    freeReplyObject(reply);
+    return out;
+}
+
+std::string raw_redis::text(const std::vector<std::string>& args) {
+    auto* reply = send(context_, args);
     std::string out;
     if (reply->type == REDIS_REPLY_INTEGER) out = std::to_string(reply->integer);
     else if (reply->type == REDIS_REPLY_NIL) out = "(nil)";

@@ -29,6 +29,8 @@ public:
 
     /// The reply as text: a string, status or error ("ERR ..."), an integer in decimal, "(nil)".
     std::string text(const std::vector<std::string>& args);
+    /// The string elements of an array reply (empty for any other reply).
+    std::vector<std::string> strings(const std::vector<std::string>& args);
     /// An integer reply (throws std::runtime_error otherwise).
     long long integer(const std::vector<std::string>& args);
 

@@ -1,3 +1,4 @@
+#include <shedlock/error.hpp>
 #include <shedlock/lease_timing.hpp>
 #include <shedlock/providers/sql/lock_calls.hpp>
 
@@ -44,6 +45,26 @@ std::optional<lease> read_acquired(const sql_result& result, acquire_result repo
     granted.lock_until = column_time(row, 1, v.lock_until);
     if (fencing && row.size() > 2 && row[2]) granted.fencing_token = std::stoll(*row[2]);
     return granted;
+}
+
+const statement& acquire_statement(const statement& acquire, const std::optional<statement>& existing,
+                                   const known_lock_names& known, const std::string& name,
+                                   known_lock_names::time_point now) {
+    return existing && known.trusted(name, now) ? *existing : acquire;
+}
+
+std::exception_ptr fencing_overflow::explain(std::exception_ptr failure) const {
+    if (marker.empty()) return failure;
+    try {
+        std::rethrow_exception(failure);
+    } catch (const storage_error& e) {
+        const std::string message = e.what();
+        if (message.find(marker) == std::string::npos) return failure;
+        return std::make_exception_ptr(
+            storage_error(storage_category::misconfigured, retry_advice::permanent, message + advice));
+    } catch (...) {
+        return failure;
+    }
 }
 
 slot_values unlock_values(const lease& held, timestamp now, std::chrono::milliseconds remaining) {

@@ -1,10 +1,17 @@
 #include <shedlock/providers/sql/lock_statement_set.hpp>
 
+#include <utility>
+
 namespace shedlock::providers::sql {
 namespace {
 
 statement checked(const sql_dialect& dialect, const char* what, statement s) {
     check_placeholders(dialect.name() + " lock " + what, s.sql, s.slots.size(), dialect.placeholders());
+    return s;
+}
+
+std::optional<statement> checked(const sql_dialect& dialect, const char* what, std::optional<statement> s) {
+    if (s) return checked(dialect, what, std::move(*s));
     return s;
 }
 
@@ -17,6 +24,7 @@ statement_options past_lease(statement_options options) {
 
 lock_statement_set::lock_statement_set(const sql_dialect& d, const lock_table& t, const statement_options& o)
     : acquire(checked(d, "acquire", d.acquire(t, o))),
+      acquire_existing(checked(d, "acquire of an existing record", d.acquire_existing(t, o))),
       unlock(checked(d, "unlock", d.unlock(t, o))),
       unlock_past_lease(checked(d, "unlock past the lease", d.unlock(t, past_lease(o)))),
       extend(checked(d, "extend", d.extend(t, o))),

@@ -28,10 +28,12 @@ sql_lock_provider::sql_lock_provider(std::unique_ptr<sql_dialect> dialect, conne
       dialect_(std::move(dialect)),
       options_(std::move(options)),
       table_(lock_table::with_case(table_name(options_.table), options_.columns, options_.upper_case)),
-      pool_(std::move(factory), pool_settings(options_.pool_size, options_.pool_wait), options_.pool) {
+      pool_(std::move(factory), pool_settings(options_.pool_size, options_.pool_wait), options_.pool),
+      known_(known_lock_names::make_registered(record_table(), options_.known_record_ttl)) {
     check_schema();
     const lock_statement_set statements(*dialect_, table_, statement_options_());  // checks every placeholder
     acquire_ = statements.acquire;
+    acquire_existing_ = statements.acquire_existing;
     unlock_ = statements.unlock;
     unlock_past_lease_ = statements.unlock_past_lease;
     extend_ = statements.extend;
@@ -67,10 +69,28 @@ void sql_lock_provider::check_schema() {
     wide_fencing_ = verdict.wide_fencing;
 }
 
+// A record seen recently is taken over by the plain UPDATE alone (a refusal: one UPDATE of 0
+// rows); any other name by the full statement (known_lock_names says why, and for how long).
 std::optional<lease> sql_lock_provider::do_try_lock(const lock_configuration& config, const std::string& owner) {
     const slot_values v = acquire_values(config, owner, clock().now());
-    const auto result = pool_.run_retrying_safe([&](sql_connection& c) { return c.execute(acquire_.sql, bind(acquire_, v)); });
-    return read_acquired(result, dialect_->acquire_reports(), fencing_, config, owner, v);
+    const auto asked = std::chrono::steady_clock::now();
+    const statement& s = acquire_statement(acquire_, acquire_existing_, *known_, config.name(), asked);
+    try {
+        const auto result = pool_.run_retrying_safe([&](sql_connection& c) { return c.execute(s.sql, bind(s, v)); });
+        auto granted = read_acquired(result, dialect_->acquire_reports(), fencing_, config, owner, v);
+        if (acquire_existing_) known_->record_answer(config.name(), &s != &acquire_, granted.has_value(), asked);
+        return granted;
+    } catch (const storage_error&) {
+        std::rethrow_exception(fencing_overflow_advice().explain(std::current_exception()));
+    }
+}
+
+fencing_overflow sql_lock_provider::fencing_overflow_advice() const {
+    if (!fencing_) return {};
+    const auto q = dialect_->quoted(table_);
+    return {dialect_->out_of_range_marker(),
+            "; the fencing column " + q.fencing_token + " of \"" + record_table() +
+                "\" holds no next token: widen it (" + dialect_->widen_to_bigint_sql(q.table, q.fencing_token) + ")"};
 }
 
 void sql_lock_provider::do_unlock(const lease& held) {
@@ -142,12 +162,14 @@ std::vector<lock_record> sql_lock_provider::list_locks() {
 
 timestamp sql_lock_provider::lock_time_now() { return options_.use_db_time ? server_now() : clock().now(); }
 
+// Sightings are dropped after the deletes: one recorded meanwhile would outlive its record.
 void sql_lock_provider::delete_records(const std::vector<std::string>& names) {
     const statement stmt = dialect_->delete_record(table_);
     for (const auto& name : names) {
         slot_values v{name, "", clock().now(), {}, {}, {}, {}};
         pool_.run_retrying_safe([&](sql_connection& c) { return c.execute(stmt.sql, bind(stmt, v)); });
     }
+    known_lock_names::forget_everywhere(record_table(), names);
 }
 
 std::size_t sql_lock_provider::delete_expired_records(const std::vector<std::string>& names, timestamp expired_by) {
@@ -158,6 +180,7 @@ std::size_t sql_lock_provider::delete_expired_records(const std::vector<std::str
         const auto result = pool_.run_retrying_safe([&](sql_connection& c) { return c.execute(stmt.sql, bind(stmt, v)); });
         deleted += static_cast<std::size_t>(std::max<std::int64_t>(result.affected_rows, 0));
     }
+    known_lock_names::forget_everywhere(record_table(), names);
     return deleted;
 }
 

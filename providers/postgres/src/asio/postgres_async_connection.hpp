@@ -18,6 +18,7 @@ namespace shedlock::providers::detail {
 struct postgres_session {
     std::shared_ptr<postgres_link> link;
     std::string shown;                        // the server as a URI without password
+    std::string user;                         // for read_only_primary's ALTER ROLE
     std::chrono::milliseconds answer_within;  // statement_timeout + connect_timeout, as the blocking deadline
     std::map<std::string, std::string, std::less<>> prepared;  // sql text -> statement name
     bool broken = false;

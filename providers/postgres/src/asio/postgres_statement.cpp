@@ -165,6 +165,10 @@ private:
     }
 
     void fail_with(postgres_failure kind, const std::string& message, const std::string& state) {
+        // PostgreSQL 14+ reports in_hot_standby at connect and on every change: no round trip.
+        const char* hot_standby = session_->link->open() ? PQparameterStatus(conn(), "in_hot_standby") : nullptr;
+        if (refused_as_read_only(state) && hot_standby && std::string(hot_standby) == "off")
+            return fail(std::make_exception_ptr(read_only_primary(message, session_->shown, session_->user)));
         auto e = postgres_error(kind, message, state, session_->shown, sent_);
         if (e.category() == storage_category::unavailable) {
             session_->broken = true;

@@ -26,6 +26,8 @@ public:
     sql_async_lock_service(const sql_lock_provider& blocking, async_connection_factory connect,
                            boost::asio::any_io_executor executor, sql_async_options options)
         : statements_(blocking.statements()),
+          overflow_(blocking.fencing_overflow_advice()),
+          known_(blocking.known_names()),
           reports_(blocking.dialect().acquire_reports()),
           fencing_(blocking.supports_fencing()),
           clock_(blocking.clock()),
@@ -42,12 +44,22 @@ public:
     void start_try_lock(const lock_configuration& config, std::string owner,
                         asio::completion<std::optional<lease>> done) override {
         slot_values v = acquire_values(config, owner, clock_.now());
-        auto params = bind(statements_.acquire, v);
+        const auto asked = std::chrono::steady_clock::now();
+        const statement& s =
+            acquire_statement(statements_.acquire, statements_.acquire_existing, *known_, config.name(), asked);
+        const bool plain_update = &s != &statements_.acquire;
+        auto params = bind(s, v);
         v.name = v.owner = {};  // the copies below carry them
-        pool_->execute(statements_.acquire.sql, std::move(params), false, retry_policy::when_safe,
-                       reading(std::move(done), [this, config, owner = std::move(owner), v](const sql_result& r) {
-                           return read_acquired(r, reports_, fencing_, config, owner, v);
-                       }));
+        auto read = [this, config, owner = std::move(owner), v, plain_update, asked](const sql_result& r) {
+            auto granted = read_acquired(r, reports_, fencing_, config, owner, v);
+            if (statements_.acquire_existing) known_->record_answer(config.name(), plain_update, granted.has_value(), asked);
+            return granted;
+        };
+        pool_->execute(s.sql, std::move(params), false, retry_policy::when_safe,
+                       [this, done = reading(std::move(done), std::move(read))](std::exception_ptr failure,
+                                                                                 sql_result result) mutable {
+                           done(failure ? overflow_.explain(failure) : nullptr, std::move(result));
+                       });
     }
 
     void start_unlock(lease held, asio::void_completion done) override {
@@ -72,6 +84,8 @@ public:
 
 private:
     lock_statement_set statements_;
+    fencing_overflow overflow_;
+    std::shared_ptr<known_lock_names> known_;
     acquire_result reports_;
     bool fencing_;
     const shedlock::clock& clock_;

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace shedlock::providers {
 
@@ -30,6 +31,25 @@ struct postgres_options : sql::sql_lock_options, sql::server_options {
     /// reaches disk, the lock merely stays held until its `lock_until`. Acquire and extend are
     /// always synchronous.
     bool async_unlock = true;
+    /// One server of a multi-host URI.
+    struct server_address {
+        std::string host;
+        std::uint16_t port = 5432;
+    };
+    /// The servers of a multi-host URI (`postgresql://h1:5432,h2:5433/db`, at most 16), tried in
+    /// order as libpq does until one accepts the connection and suits `target`, all within one
+    /// connect_timeout. Empty when the URI names one server (`host`, `port`); otherwise `host`
+    /// and `port` are the first entry's.
+    std::vector<server_address> servers;
+    /// Which server a connection keeps (`target_session_attrs=`, libpq's names):
+    /// - `read_write` (`read-write`, the default when several servers are given): one whose
+    ///   session can write; a standby, or a session made read-only, is passed over.
+    /// - `primary`: one not in recovery (libpq 14+ / PostgreSQL 14+: no query at connect).
+    /// - `any` (the default for one server): the first that accepts; a standby then fails every
+    ///   lock call as unavailable (`shedlock doctor` warns when several servers are given).
+    /// A lock writes, so libpq's `read-only`, `standby` and `prefer-standby` are refused.
+    enum class session_target { any, read_write, primary };
+    session_target target = session_target::any;
 
     /// What stands between the provider and the server (`pooler=` in the URI):
     /// - `auto` (default): connect as to a server; when the startup packet's libpq `options` are
@@ -46,14 +66,17 @@ struct postgres_options : sql::sql_lock_options, sql::server_options {
     pooler_kind pooler = pooler_kind::auto_detect;
 
     /// Reads `postgresql://user:pw@host:port/db?table=..&columns=..&upper_case=..&use_db_time=..&pool_size=..&connect_timeout=..
-    /// &statement_timeout=..&create_schema=..&async_unlock=..&pooler=auto|none|pgbouncer` (scheme `postgres:` too), the
+    /// &statement_timeout=..&create_schema=..&async_unlock=..&pooler=auto|none|pgbouncer&target_session_attrs=read-write|primary|any
+    /// &known_record_ttl=..` (sql_lock_options::known_record_ttl) (scheme `postgres:` too; several
+    /// servers as `host1:port1,host2:port2`: see `servers`), the
     /// password from the URI or `password_file=` / `password_env=` (see read_uri_password), and
     /// TLS: `sslmode=` (disable, allow, prefer, require, verify-ca, verify-full), `sslrootcert=`,
     /// `sslcert=`, `sslkey=`, passed to libpq as they are (see sql::read_tls_uri for the checks).
     /// Unknown keys and bad values are configuration_errors naming the key; the password is never shown.
     static postgres_options from_uri(const provider_uri& uri);
     /// The same connection as a URI with the password replaced by `***` (for messages).
-    std::string redacted_uri() const { return server_options::redacted_uri("postgresql"); }
+    /// Every server of a multi-host URI is shown.
+    std::string redacted_uri() const;
 };
 
 /// The PostgreSQL dialect. Acquire is one statement that writes nothing when the lock is live

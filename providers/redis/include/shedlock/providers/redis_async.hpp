@@ -28,6 +28,9 @@ namespace shedlock::providers {
 /// measures the remaining lock_at_least_for at unlock, as for the blocking provider.
 ///
 /// Thread safety: the start_* members may be called from any thread.
+///
+/// Throws configuration_error for Sentinel options or wait_replicas: this driver does neither
+/// (open_async_backend runs such URIs on the blocking provider in a pool).
 std::unique_ptr<shedlock::asio::lock_service> make_redis_async_lock_service(
     const redis_options& options, boost::asio::any_io_executor executor,
     const shedlock::clock& clock = system_clock::instance());

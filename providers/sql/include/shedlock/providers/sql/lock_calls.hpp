@@ -6,11 +6,13 @@
 
 #include <shedlock/lock_configuration.hpp>
 #include <shedlock/lock_provider.hpp>
+#include <shedlock/providers/sql/known_lock_names.hpp>
 #include <shedlock/providers/sql/lock_statement_set.hpp>
 #include <shedlock/providers/sql/sql_connection.hpp>
 #include <shedlock/time.hpp>
 
 #include <chrono>
+#include <exception>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +40,22 @@ slot_values acquire_values(const lock_configuration& config, const std::string& 
 /// The lease an acquire statement's `result` granted; empty when the lock was live.
 std::optional<lease> read_acquired(const sql_result& result, acquire_result reports, bool fencing,
                                    const lock_configuration& config, const std::string& owner, const slot_values& v);
+
+/// The statement that acquires `name`: `existing` (the plain UPDATE) while `known` trusts that
+/// its record exists at `now`, else the full `acquire`.
+const statement& acquire_statement(const statement& acquire, const std::optional<statement>& existing,
+                                   const known_lock_names& known, const std::string& name,
+                                   known_lock_names::time_point now);
+
+/// An acquire's failure that says a value exceeded its column's type, explained: the fencing
+/// column holds no next token, which no retry mends.
+struct fencing_overflow {
+    std::string marker;  ///< sql_dialect::out_of_range_marker() (empty: nothing is explained)
+    std::string advice;  ///< appended to the message: the column, its table and the ALTER TABLE
+    /// `failure`, or a storage_error (misconfigured, permanent) with the advice when it is a
+    /// storage_error whose message carries the marker.
+    std::exception_ptr explain(std::exception_ptr failure) const;
+};
 
 /// The values of a release of `held` at `now` with `remaining` minimum hold (remaining_minimum_hold).
 slot_values unlock_values(const lease& held, timestamp now, std::chrono::milliseconds remaining);

@@ -4,6 +4,8 @@
 
 #include <shedlock/providers/sql/sql_dialect.hpp>
 
+#include <optional>
+
 namespace shedlock::providers::sql {
 
 /// Every statement sql_lock_provider runs on a lock table, built once for the table's shape
@@ -15,6 +17,8 @@ struct lock_statement_set {
     lock_statement_set(const sql_dialect& dialect, const lock_table& table, const statement_options& options);
 
     statement acquire;
+    /// The plain UPDATE for a lock whose record exists (sql_dialect::acquire_existing), if any.
+    std::optional<statement> acquire_existing;
     statement unlock;             ///< the release, capped at the stored lock_until
     statement unlock_past_lease;  ///< the uncapped release, for a minimum hold that outlasts its lease
     statement extend;

@@ -172,6 +172,22 @@ public:
     /// One atomic statement: insert if absent, take over if expired, else write nothing.
     virtual statement acquire(const lock_table& table, const statement_options& options) const = 0;
     virtual acquire_result acquire_reports() const { return acquire_result::returning_row; }
+    /// The acquisition of a lock whose record exists (known_lock_names): ONE plain UPDATE of an
+    /// expired record, same slots and same answer as acquire(), so that a refusal costs the
+    /// server what Java ShedLock's refused UPDATE does. None (the default): the dialect's acquire
+    /// refuses as cheaply, and runs every time.
+    virtual std::optional<statement> acquire_existing(const lock_table&, const statement_options&) const {
+        return std::nullopt;
+    }
+    /// What this database's error messages (as its provider writes them) carry when a value
+    /// exceeded its column's type: in an acquire, the fencing column is full (a token at an
+    /// INTEGER column's maximum). Empty (default): not recognised.
+    virtual std::string out_of_range_marker() const { return {}; }
+    /// The DDL that widens the quoted `column` of the quoted `table` to a 64-bit integer, for
+    /// the message of a full fencing column (default: `ALTER TABLE .. ALTER COLUMN .. TYPE bigint`).
+    virtual std::string widen_to_bigint_sql(const std::string& table, const std::string& column) const {
+        return "ALTER TABLE " + table + " ALTER COLUMN " + column + " TYPE bigint";
+    }
     /// Owner-checked release to minimum_hold_until (or server now + remaining_minimum_hold_ms),
     /// capped at the stored lock_until (released_until()) unless options.hold_past_lease.
     virtual statement unlock(const lock_table& table, const statement_options& options) const = 0;

@@ -4,10 +4,13 @@
 
 #include <shedlock/lock_provider.hpp>
 #include <shedlock/providers/sql/connection_pool.hpp>
+#include <shedlock/providers/sql/known_lock_names.hpp>
+#include <shedlock/providers/sql/lock_calls.hpp>
 #include <shedlock/providers/sql/lock_statement_set.hpp>
 #include <shedlock/providers/sql/sql_dialect.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace shedlock::providers::sql {
@@ -22,6 +25,14 @@ struct sql_lock_options {
     bool create_schema_if_missing = false;   ///< create the table at start-up instead of failing
     std::size_t pool_size = 4;
     std::chrono::milliseconds pool_wait = std::chrono::seconds{5};
+    /// How long a lock's record, once seen, is trusted to exist (known_lock_names): within it a
+    /// refused acquisition is one plain UPDATE (where the dialect has one: PostgreSQL), after it
+    /// the next attempt runs the full insert-or-take-over statement. It bounds how long a record
+    /// that another process deleted keeps being refused here. Zero: always the full statement.
+    /// 10 minutes: well above the commonest task period (every minute), so a fleet's refusals are
+    /// plain UPDATEs (1 in 10 a full statement), while a record deleted by hand elsewhere is
+    /// refused here for minutes, not forever (Java ShedLock's cache never forgets).
+    std::chrono::milliseconds known_record_ttl = std::chrono::minutes{10};
     /// The backend session's one pool, shared with its run store and idempotency store; nullptr
     /// (an application constructing the provider itself): a pool of its own.
     std::shared_ptr<connection_pool> pool;
@@ -65,6 +76,10 @@ public:
     std::vector<topology_note> topology() override;
     /// The statements this provider runs (for the asynchronous SQL lock service on its table).
     lock_statement_set statements() const;
+    /// The lock records this provider saw (shared with the asynchronous SQL lock service).
+    const std::shared_ptr<known_lock_names>& known_names() const noexcept { return known_; }
+    /// How an acquire's failure says the fencing column is full, and what to do about it.
+    fencing_overflow fencing_overflow_advice() const;
 
 private:
     void do_force_release(const lock_record& live, timestamp now) override { release_record(live, now); }
@@ -88,6 +103,8 @@ private:
     bool fencing_ = true;
     bool wide_fencing_ = false;  // the fencing column holds 64 bits (statement_options::wide_fencing)
     statement acquire_, unlock_, extend_;
+    std::optional<statement> acquire_existing_;  ///< the plain UPDATE for a record known to exist
+    std::shared_ptr<known_lock_names> known_;
     statement unlock_past_lease_;  ///< the uncapped release, for a minimum hold that outlasts its lease
 };
 
