@@ -14,6 +14,7 @@ namespace {
 
 std::shared_ptr<redis_pool> cluster_pool(const redis_cluster_options& options) {
     validate_redis_options(options.node);
+    validate_cluster_options(options);
     auto state = std::make_shared<redis_cluster_state>(options);
     return std::make_shared<redis_pool>(
         options.node, [state] { return std::make_unique<redis_cluster_connection>(state); }, describe_cluster(options));
@@ -57,8 +58,6 @@ void register_redis_cluster_backend(provider_registry& registry) {
 
 std::unique_ptr<lock_provider> make_redis_cluster_lock_provider(const redis_cluster_options& options,
                                                                 const shedlock::clock& clock) {
-    if (options.seeds.empty())
-        throw configuration_error("redis cluster options have no seed node; give at least one host:port");
     return detail::make_redis_lock_provider(options.node, detail::cluster_pool(options), clock);
 }
 

@@ -27,13 +27,24 @@ bool keyless(const std::string& name) {
                                 "(cluster-enabled yes)?");
 }
 
+/// A host name is at most 253 bytes without spaces or control bytes: anything else from a node
+/// is not an address (it would be copied into every message, or cut at a NUL by the connect).
+bool plausible_host(std::string_view host) {
+    return !host.empty() && host.size() <= 253 && std::none_of(host.begin(), host.end(), [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return u <= 0x20 || u == 0x7f;
+    });
+}
+
 cluster_address address_of(const redisReply& node, const cluster_address& queried, const std::string& where) {
     if (node.type != REDIS_REPLY_ARRAY || node.elements < 2 || node.element[0]->type != REDIS_REPLY_STRING ||
         node.element[1]->type != REDIS_REPLY_INTEGER)
         bad_slots(where);
     std::string host(node.element[0]->str, node.element[0]->len);
     if (host.empty()) host = queried.host;  // "the node you asked" (Redis 7 with an unknown endpoint)
-    return {host, static_cast<std::uint16_t>(node.element[1]->integer)};
+    const long long port = node.element[1]->integer;  // 0 or 70000 would wrap to another node's port
+    if (!plausible_host(host) || port < 1 || port > 65535) bad_slots(where);
+    return {host, static_cast<std::uint16_t>(port)};
 }
 
 std::int16_t index_of(slot_map& map, const cluster_address& address) {
@@ -77,7 +88,7 @@ std::optional<std::string_view> routing_key(const std::vector<std::string_view>&
 
 std::optional<cluster_address> parse_cluster_address(std::string_view text) {
     const auto colon = text.rfind(':');
-    if (colon == std::string_view::npos || colon == 0) return std::nullopt;
+    if (colon == std::string_view::npos || !plausible_host(text.substr(0, colon))) return std::nullopt;
     const std::string_view port = text.substr(colon + 1);
     if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
     const int number = std::stoi(std::string(port));
@@ -94,7 +105,9 @@ void slot_map::assign(std::uint16_t slot, const cluster_address& address) {
 }
 
 slot_map parse_cluster_slots(const redisReply& reply, const cluster_address& queried, const std::string& where) {
-    if (reply.type != REDIS_REPLY_ARRAY) bad_slots(where);
+    // More ranges than slots cannot be a real map (and more primaries than an int16_t owner
+    // index holds would wrap it).
+    if (reply.type != REDIS_REPLY_ARRAY || reply.elements > cluster_slot_count) bad_slots(where);
     slot_map map;
     for (std::size_t i = 0; i < reply.elements; ++i) {
         const redisReply& range = *reply.element[i];
@@ -114,7 +127,11 @@ slot_map parse_cluster_slots(const redisReply& reply, const cluster_address& que
             if (std::find(primary.replicas.begin(), primary.replicas.end(), replica) == primary.replicas.end())
                 primary.replicas.push_back(replica);
         }
-        for (auto slot = first; slot <= last; ++slot) map.owner[static_cast<std::size_t>(slot)] = owner;
+        for (auto slot = first; slot <= last; ++slot) {
+            auto& served_by = map.owner[static_cast<std::size_t>(slot)];
+            if (served_by >= 0) bad_slots(where);  // two ranges claim one slot: no primary is sure
+            served_by = owner;
+        }
     }
     return map;
 }

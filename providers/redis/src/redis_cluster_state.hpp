@@ -12,6 +12,13 @@
 
 namespace shedlock::providers::detail {
 
+/// At most this many seeds in redis_cluster_options (as for sentinels).
+inline constexpr std::size_t max_cluster_seeds = 16;
+
+/// Throws configuration_error for options no cluster can take: no seed, more than
+/// max_cluster_seeds, a seed without host or port or listed twice, max_redirects outside 1..16.
+void validate_cluster_options(const redis_cluster_options& o);
+
 /// Thread safety: safe for concurrent use.
 class redis_cluster_state {
 public:

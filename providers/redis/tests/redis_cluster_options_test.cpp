@@ -52,3 +52,40 @@ TEST_CASE("redis cluster options: bad values are refused, naming them and the fi
     CHECK_THROWS_WITH(parse("redis-cluster://h1:7000?bogus=1"), Contains("bogus"));
     CHECK_THROWS_AS(redis_cluster_options::from_uri(parse_provider_uri("redis://h1:7000")), configuration_error);
 }
+
+TEST_CASE("redis cluster options: IPv6 seeds bracketed, at most 16 seeds, each once; the library checks them too",
+          "[redis][cluster][unit]") {
+    const auto v6 = parse("redis-cluster://[::1]:7000,[fe80::2]:7001,[::1]");
+    REQUIRE(v6.seeds.size() == 3);
+    CHECK(v6.seeds[0].host == "::1");
+    CHECK(v6.seeds[0].port == 7000);
+    CHECK(v6.seeds[1].host == "fe80::2");
+    CHECK(v6.seeds[2].port == 6379);
+    // "::1:7000": is 7000 the port or part of the address? Refused, naming the brackets.
+    CHECK_THROWS_WITH(parse("redis-cluster://:s3cret@::1:7000,::1:7001"),
+                      Contains("without brackets") && Contains("[::1]:7000") && !Contains("s3cret"));
+    CHECK_THROWS_WITH(parse("redis-cluster://[::1:7000,h2:1"), Contains("[IPv6]:port"));
+    CHECK_THROWS_WITH(parse("redis-cluster://[::1]x,h2:1"), Contains("[IPv6]:port"));
+    CHECK_THROWS_WITH(parse("redis-cluster://[]:1,h2:1"), Contains("[IPv6]:port"));
+    CHECK_THROWS_WITH(parse("redis-cluster://h1:7000,:7001"), Contains("no host"));
+    CHECK_THROWS_WITH(parse("redis-cluster://:s3cret@h1:7000,h1:7000"),
+                      Contains("h1:7000 (listed twice)") && !Contains("s3cret"));
+    std::string seventeen = "redis-cluster://";
+    for (int i = 0; i < 17; ++i) seventeen += (i ? "," : "") + std::string("h:") + std::to_string(7000 + i);
+    CHECK_THROWS_WITH(parse(seventeen), Contains("17 given") && Contains("at most 16"));
+
+    // Options built in code are held to the same rules before any connection.
+    redis_cluster_options o;
+    o.seeds = {{"127.0.0.1", 7000}};
+    for (int bad : {0, -1, 17, 1000}) {
+        o.max_redirects = bad;
+        CHECK_THROWS_WITH(make_redis_cluster_lock_provider(o), Contains("max_redirects=" + std::to_string(bad)));
+    }
+    o.max_redirects = 5;
+    o.seeds = {{"127.0.0.1", 0}};
+    CHECK_THROWS_AS(make_redis_cluster_lock_provider(o), configuration_error);
+    o.seeds = {{"", 7000}};
+    CHECK_THROWS_AS(make_redis_cluster_lock_provider(o), configuration_error);
+    o.seeds.clear();
+    CHECK_THROWS_WITH(make_redis_cluster_lock_provider(o), Contains("at least one"));
+}

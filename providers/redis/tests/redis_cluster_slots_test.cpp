@@ -5,9 +5,12 @@
 #include "redis_cluster_slots.hpp"
 #include "redis_keys.hpp"
 
+#include <shedlock/error.hpp>
+
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <deque>
 #include <set>
 
 using namespace shedlock::providers;
@@ -80,4 +83,76 @@ TEST_CASE("redis cluster slots: MOVED, ASK, TRYAGAIN and CLUSTERDOWN replies", "
     CHECK_FALSE(redirect_of(error_reply("NOSCRIPT No matching script")));
     CHECK_FALSE(redirect_of(error_reply("MOVED 99999 127.0.0.1:1")));  // no such slot
     CHECK_FALSE(redirect_of(error_reply("MOVED 1 nohostport")));
+}
+
+namespace {
+/// A CLUSTER SLOTS reply built by hand, as a hostile or broken node could send it.
+struct fake_slots_reply {
+    std::deque<redisReply> nodes;
+    std::deque<std::vector<redisReply*>> children;
+    std::deque<std::string> texts;
+
+    redisReply* integer(long long v) {
+        auto& r = nodes.emplace_back();
+        r.type = REDIS_REPLY_INTEGER;
+        r.integer = v;
+        return &r;
+    }
+    redisReply* string(std::string text) {
+        auto& stored = texts.emplace_back(std::move(text));
+        auto& r = nodes.emplace_back();
+        r.type = REDIS_REPLY_STRING;
+        r.str = stored.data();
+        r.len = stored.size();
+        return &r;
+    }
+    redisReply* array(std::vector<redisReply*> items) {
+        auto& stored = children.emplace_back(std::move(items));
+        auto& r = nodes.emplace_back();
+        r.type = REDIS_REPLY_ARRAY;
+        r.element = stored.data();
+        r.elements = stored.size();
+        return &r;
+    }
+    redisReply* range(long long first, long long last, std::string host, long long port) {
+        return array({integer(first), integer(last), array({string(std::move(host)), integer(port)})});
+    }
+};
+
+bool slots_refused(const redisReply& reply) {
+    try {
+        (void)parse_cluster_slots(reply, {"127.0.0.1", 7000}, "node 127.0.0.1:7000");
+        return false;
+    } catch (const shedlock::storage_error& e) {
+        return e.category() == shedlock::storage_category::invalid_data;
+    }
+}
+}  // namespace
+
+TEST_CASE("redis cluster slots: a hostile CLUSTER SLOTS reply is refused, never wrapped into another node",
+          "[redis][cluster][unit]") {
+    fake_slots_reply f;
+    const auto good = parse_cluster_slots(*f.array({f.range(0, 8191, "127.0.0.1", 7000), f.range(8192, 16383, "", 7001)}),
+                                          {"127.0.0.1", 7000}, "node");
+    CHECK(good.covered() == cluster_slot_count);
+    CHECK(good.primaries.at(1).address.text() == "127.0.0.1:7001");
+    // A port outside 1..65535 (70000 would wrap to 4464, another process's port).
+    CHECK(slots_refused(*f.array({f.range(0, 16383, "127.0.0.1", 0)})));
+    CHECK(slots_refused(*f.array({f.range(0, 16383, "127.0.0.1", 70000)})));
+    CHECK(slots_refused(*f.array({f.range(0, 16383, "127.0.0.1", -1)})));
+    // A host with control bytes, a NUL, or longer than a DNS name.
+    CHECK(slots_refused(*f.array({f.range(0, 16383, std::string("10.0.0.1\r\nX", 11), 7000)})));
+    CHECK(slots_refused(*f.array({f.range(0, 16383, std::string("10.0.0.1\0evil", 13), 7000)})));
+    CHECK(slots_refused(*f.array({f.range(0, 16383, std::string(300, 'h'), 7000)})));
+    // Two primaries claiming one slot; ranges outside 0..16383.
+    CHECK(slots_refused(*f.array({f.range(0, 9000, "127.0.0.1", 7000), f.range(8000, 16383, "127.0.0.1", 7001)})));
+    CHECK(slots_refused(*f.array({f.range(0, 16384, "127.0.0.1", 7000)})));
+    CHECK(slots_refused(*f.array({f.range(-1, 10, "127.0.0.1", 7000)})));
+    // More ranges than slots, each its own "primary" (40000 would overflow the int16 owner index).
+    std::vector<redisReply*> many;
+    for (int i = 0; i < 40000; ++i) many.push_back(f.range(0, 0, "h" + std::to_string(i), 7000));
+    CHECK(slots_refused(*f.array(std::move(many))));
+    // A MOVED whose address carries control bytes is not a redirect.
+    CHECK_FALSE(redirect_of(error_reply("MOVED 1 evil\x01host:7000")));
+    CHECK_FALSE(redirect_of(error_reply("MOVED 1 :7000")));
 }
