@@ -18,6 +18,12 @@ std::string seeds_text(const std::vector<cluster_address>& nodes) {
     return out;
 }
 
+/// The error a redis-server without cluster-enabled gives to CLUSTER commands.
+bool cluster_disabled(const redisReply& reply) {
+    return reply.type == REDIS_REPLY_ERROR &&
+           std::string_view(reply.str, reply.len).find("cluster support disabled") != std::string_view::npos;
+}
+
 }  // namespace
 
 redis_cluster_state::redis_cluster_state(redis_cluster_options options) : options_(std::move(options)) {}
@@ -44,11 +50,18 @@ std::vector<cluster_address> redis_cluster_state::candidates_locked() const {
 }
 
 slot_map redis_cluster_state::read_from_any(const std::vector<cluster_address>& candidates) const {
-    std::string last_error;
+    std::string last_error, not_cluster;
     for (const auto& node : candidates) {
         try {
             redis_connection connection(node_options(node));
-            auto reply = connection.checked({"CLUSTER", "SLOTS"}, "CLUSTER SLOTS");
+            auto reply = connection.command({"CLUSTER", "SLOTS"}, "CLUSTER SLOTS");
+            if (cluster_disabled(*reply)) {
+                not_cluster = node.text();
+                last_error = node.text() + " has cluster support disabled";
+                continue;
+            }
+            if (reply->type == REDIS_REPLY_ERROR)
+                throw reply_error({reply->str, reply->len}, "CLUSTER SLOTS", connection.where());
             auto map = parse_cluster_slots(*reply, node, connection.where());
             if (!map.primaries.empty()) return map;
             last_error = node.text() + " knows no slots yet";
@@ -57,6 +70,15 @@ slot_map redis_cluster_state::read_from_any(const std::vector<cluster_address>& 
             last_error = e.what();
         }
     }
+    // A plain redis-server among the seeds and no cluster node reachable: the URI, not the
+    // network, is wrong, and no retry mends it.
+    if (!not_cluster.empty())
+        throw storage_error(storage_category::misconfigured, retry_advice::safe,
+                            "Redis at " + not_cluster +
+                                " is not a Redis Cluster node (\"ERR This instance has cluster support disabled\") and no "
+                                "cluster node answered (tried " + seeds_text(candidates) +
+                                "); for a single server write redis://, for a Sentinel-watched primary "
+                                "redis-sentinel://, or list the cluster's nodes as seeds");
     throw storage_error(storage_category::unavailable, retry_advice::safe,
                         "no Redis Cluster node answered CLUSTER SLOTS (tried " + seeds_text(candidates) +
                             "); check that the cluster is running and a seed in the URI is reachable; last error: " +

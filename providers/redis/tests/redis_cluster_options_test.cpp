@@ -1,4 +1,6 @@
 // redis-cluster:// URIs: seeds, the redis:// options, and refusals that name the value and fix.
+#include "redis_test_support.hpp"
+
 #include <shedlock/error.hpp>
 #include <shedlock/providers/redis_cluster.hpp>
 
@@ -88,4 +90,22 @@ TEST_CASE("redis cluster options: IPv6 seeds bracketed, at most 16 seeds, each o
     CHECK_THROWS_AS(make_redis_cluster_lock_provider(o), configuration_error);
     o.seeds.clear();
     CHECK_THROWS_WITH(make_redis_cluster_lock_provider(o), Contains("at least one"));
+}
+
+TEST_CASE("redis cluster options: a plain redis-server as the only seed is a configuration error naming redis://",
+          "[redis][cluster]") {
+    // The shared test server runs without cluster-enabled: no retry mends that, the URI is wrong.
+    redis_cluster_options o;
+    o.node = test::redis_test_options();
+    o.seeds = {{o.node.host, o.node.port}};
+    const auto provider = make_redis_cluster_lock_provider(o);
+    try {
+        (void)provider->try_lock({"adv-not-a-cluster", std::chrono::milliseconds{1000}});
+        FAIL("a lock on a non-cluster seed was answered");
+    } catch (const storage_error& e) {
+        CHECK(e.category() == storage_category::misconfigured);
+        CHECK_THAT(e.what(), Contains("not a Redis Cluster node") && Contains("redis://") &&
+                                 Contains(o.node.host + ":" + std::to_string(o.node.port)));
+        if (o.node.password) CHECK_THAT(e.what(), !Contains(*o.node.password));
+    }
 }
