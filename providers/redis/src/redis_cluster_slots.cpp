@@ -36,15 +36,19 @@ bool plausible_host(std::string_view host) {
     });
 }
 
-cluster_address address_of(const redisReply& node, const cluster_address& queried, const std::string& where) {
+/// The node's address; empty for port 0, which is how Redis lists a node whose address it does
+/// not know ("noaddr": a primary that vanished, its failover not yet done).
+std::optional<cluster_address> address_of(const redisReply& node, const cluster_address& queried,
+                                          const std::string& where) {
     if (node.type != REDIS_REPLY_ARRAY || node.elements < 2 || node.element[0]->type != REDIS_REPLY_STRING ||
         node.element[1]->type != REDIS_REPLY_INTEGER)
         bad_slots(where);
     std::string host(node.element[0]->str, node.element[0]->len);
+    const long long port = node.element[1]->integer;  // 70000 would wrap to another node's port
+    if (port == 0) return std::nullopt;
     if (host.empty()) host = queried.host;  // "the node you asked" (Redis 7 with an unknown endpoint)
-    const long long port = node.element[1]->integer;  // 0 or 70000 would wrap to another node's port
     if (!plausible_host(host) || port < 1 || port > 65535) bad_slots(where);
-    return {host, static_cast<std::uint16_t>(port)};
+    return cluster_address{host, static_cast<std::uint16_t>(port)};
 }
 
 std::int16_t index_of(slot_map& map, const cluster_address& address) {
@@ -116,16 +120,18 @@ slot_map parse_cluster_slots(const redisReply& reply, const cluster_address& que
             bad_slots(where);
         const auto first = range.element[0]->integer, last = range.element[1]->integer;
         if (first < 0 || last < first || last >= static_cast<long long>(cluster_slot_count)) bad_slots(where);
-        const std::int16_t owner = index_of(map, address_of(*range.element[2], queried, where));
+        const auto address = address_of(*range.element[2], queried, where);
+        if (!address) continue;  // no known primary: these slots stay unserved, the others work
+        const std::int16_t owner = index_of(map, *address);
         auto& primary = map.primaries[static_cast<std::size_t>(owner)];
         const redisReply& node = *range.element[2];
         if (node.elements >= 3 && node.element[2]->type == REDIS_REPLY_STRING)
             primary.id.assign(node.element[2]->str, node.element[2]->len);
         primary.ranges.emplace_back(static_cast<std::uint16_t>(first), static_cast<std::uint16_t>(last));
         for (std::size_t r = 3; r < range.elements; ++r) {
-            const cluster_address replica = address_of(*range.element[r], queried, where);
-            if (std::find(primary.replicas.begin(), primary.replicas.end(), replica) == primary.replicas.end())
-                primary.replicas.push_back(replica);
+            const auto replica = address_of(*range.element[r], queried, where);
+            if (replica && std::find(primary.replicas.begin(), primary.replicas.end(), *replica) == primary.replicas.end())
+                primary.replicas.push_back(*replica);
         }
         for (auto slot = first; slot <= last; ++slot) {
             auto& served_by = map.owner[static_cast<std::size_t>(slot)];
