@@ -121,7 +121,9 @@ void redis_connection::check_primary() {
                             "connection is not used and the next one asks the sentinels again");
 }
 
-redis_connection::~redis_connection() { redisFree(context_); }
+redis_connection::~redis_connection() {
+    if (context_ != nullptr) redisFree(context_);
+}
 
 void redis_connection::handshake(const redis_options& options) {
     if (options.password) {

@@ -3,9 +3,12 @@
 
 #include <shedlock/providers/redis_lock_provider.hpp>
 
+#include <shedlock/lock_inspector.hpp>
+
 #include <hiredis/hiredis.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,14 +38,16 @@ std::string describe_server(const redis_options& options);
 class redis_connection {
 public:
     explicit redis_connection(const redis_options& options);
-    ~redis_connection();
+    virtual ~redis_connection();
     redis_connection(const redis_connection&) = delete;
     redis_connection& operator=(const redis_connection&) = delete;
 
     /// Sends one command (binary-safe arguments) and returns its reply. `what` names it in errors.
     reply_ptr command(const std::vector<std::string_view>& args, const char* what);
     /// Sends all commands in one write and reads their replies in order.
-    std::vector<reply_ptr> pipeline(const std::vector<std::vector<std::string_view>>& commands, const char* what);
+    /// Virtual: a Redis Cluster connection (redis_cluster_connection.hpp) routes each command.
+    virtual std::vector<reply_ptr> pipeline(const std::vector<std::vector<std::string_view>>& commands,
+                                            const char* what);
     /// Like command() but throws the classified storage_error for an error reply.
     reply_ptr checked(const std::vector<std::string_view>& args, const char* what);
 
@@ -53,6 +58,16 @@ public:
 
     bool broken() const noexcept { return broken_; }
     const std::string& where() const noexcept { return where_; }
+
+    /// Calls `fn` with a connection to each primary that holds keys: this one on a single server,
+    /// every primary of a Redis Cluster (SCAN must visit each).
+    virtual void for_each_primary(const std::function<void(redis_connection&)>& fn) { fn(*this); }
+    /// What the server topology means for locks (`shedlock doctor`); a single server: nothing.
+    virtual std::vector<topology_note> topology_notes() { return {}; }
+
+protected:
+    /// For a connection that opens no socket of its own (a cluster's router); `where` names it.
+    explicit redis_connection(std::string where) : where_(std::move(where)) {}
 
 private:
     /// Connects to options.host:port and runs the handshake (and ROLE with must_be_primary).

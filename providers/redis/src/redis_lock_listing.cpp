@@ -15,7 +15,9 @@ void scan_into(redis_connection& connection, const redis_keys& keys, const std::
 
 std::set<std::string> scan_names(redis_connection& connection, const redis_keys& keys) {
     std::set<std::string> names;
-    for (const std::string& pattern : keys.scan_patterns()) scan_into(connection, keys, pattern, names);
+    connection.for_each_primary([&](redis_connection& node) {  // a cluster's keys: on every primary
+        for (const std::string& pattern : keys.scan_patterns()) scan_into(node, keys, pattern, names);
+    });
     return names;
 }
 

@@ -35,6 +35,8 @@ public:
     timestamp lock_time_now() override { return *server_time(); }  // TTLs run on the server's clock
     std::vector<topology_note> topology() override {
         auto connection = pool_->borrow();
+        auto notes = connection->topology_notes();  // a Redis Cluster's, from its router
+        if (!notes.empty()) return notes;
         return detail::redis_topology(*connection, options_);
     }
     void delete_records(const std::vector<std::string>& names) override {

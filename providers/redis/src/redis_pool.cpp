@@ -1,6 +1,7 @@
 #include "redis_pool.hpp"
 
 #include <memory>
+#include <utility>
 
 namespace shedlock::providers::detail {
 namespace {
@@ -21,5 +22,12 @@ redis_pool::settings settings_for(const redis_options& options) {
 
 redis_pool::redis_pool(const redis_options& options)
     : connection_pool([options] { return std::make_unique<redis_connection>(options); }, settings_for(options)) {}
+
+redis_pool::redis_pool(const redis_options& options, factory open, std::string server)
+    : connection_pool(std::move(open), [&] {
+          auto s = settings_for(options);
+          s.server = std::move(server);
+          return s;
+      }()) {}
 
 }  // namespace shedlock::providers::detail

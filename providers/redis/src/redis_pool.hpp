@@ -17,6 +17,9 @@ public:
     static constexpr std::chrono::milliseconds reconnect_backoff{250};
 
     explicit redis_pool(const redis_options& options);
+    /// A pool of connections that `open` makes (a Redis Cluster's routers); `options` gives the
+    /// size and timeouts, `server` names it in messages.
+    redis_pool(const redis_options& options, factory open, std::string server);
 };
 
 }  // namespace shedlock::providers::detail

@@ -1,5 +1,6 @@
 // redis:// — the Redis provider in the provider registry. No schema: keys need no DDL. A session
 // holds one pool, shared by its locks, run records and claims.
+#include "redis_cluster_registration.hpp"
 #include "redis_keys.hpp"
 #include "redis_session.hpp"
 
@@ -31,6 +32,7 @@ void register_redis_provider(provider_registry& registry) {
         return std::string();
     };
     registry.add(std::move(backend));
+    detail::register_redis_cluster_backend(registry);  // redis-cluster://
 }
 
 }  // namespace shedlock::providers
