@@ -3,6 +3,8 @@
 #include <shedlock/providers/sql/lock_calls.hpp>
 #include <shedlock/providers/sql/sql_async_lock_service.hpp>
 
+#include <memory>
+
 namespace shedlock::providers::sql {
 namespace {
 
@@ -26,7 +28,7 @@ public:
     sql_async_lock_service(const sql_lock_provider& blocking, async_connection_factory connect,
                            boost::asio::any_io_executor executor, sql_async_options options)
         : statements_(blocking.statements()),
-          overflow_(blocking.fencing_overflow_advice()),
+          overflow_(std::make_shared<const fencing_overflow>(blocking.fencing_overflow_advice())),
           known_(blocking.known_names()),
           reports_(blocking.dialect().acquire_reports()),
           fencing_(blocking.supports_fencing()),
@@ -50,15 +52,18 @@ public:
         const bool plain_update = &s != &statements_.acquire;
         auto params = bind(s, v);
         v.name = v.owner = {};  // the copies below carry them
-        auto read = [this, config, owner = std::move(owner), v, plain_update, asked](const sql_result& r) {
+        auto known = statements_.acquire_existing ? known_ : nullptr;
+        auto read = [this, known, config, owner = std::move(owner), v, plain_update, asked](const sql_result& r) {
             auto granted = read_acquired(r, reports_, fencing_, config, owner, v);
-            if (statements_.acquire_existing) known_->record_answer(config.name(), plain_update, granted.has_value(), asked);
+            if (known) known->record_answer(config.name(), plain_update, granted.has_value(), asked);
             return granted;
         };
+        // The failure path may run after this service is gone (destroyed with calls in flight:
+        // the pool fails them), so it holds what it needs itself and never touches `this`.
         pool_->execute(s.sql, std::move(params), false, retry_policy::when_safe,
-                       [this, done = reading(std::move(done), std::move(read))](std::exception_ptr failure,
-                                                                                 sql_result result) mutable {
-                           done(failure ? overflow_.explain(failure) : nullptr, std::move(result));
+                       [overflow = overflow_, done = reading(std::move(done), std::move(read))](
+                           std::exception_ptr failure, sql_result result) mutable {
+                           done(failure ? overflow->explain(failure) : nullptr, std::move(result));
                        });
     }
 
@@ -84,7 +89,7 @@ public:
 
 private:
     lock_statement_set statements_;
-    fencing_overflow overflow_;
+    std::shared_ptr<const fencing_overflow> overflow_;  // shared with calls in flight
     std::shared_ptr<known_lock_names> known_;
     acquire_result reports_;
     bool fencing_;
