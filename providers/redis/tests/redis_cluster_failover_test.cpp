@@ -70,7 +70,7 @@ victim_names names_on(std::uint16_t victim, const providers::redis_cluster_optio
 
 }  // namespace
 
-TEST_CASE("redis cluster: a killed primary's replica takes over; confirmed locks survive, tokens keep rising",
+TEST_CASE("redis cluster: a killed primary's replica takes over and confirmed locks survive, tokens keep rising",
           "[redis][cluster][failover]") {
     const auto options = test::cluster_test_options("cluster-failover");
     auto holder = providers::make_redis_cluster_lock_provider(options);

@@ -55,7 +55,7 @@ TEST_CASE("redis cluster options: bad values are refused, naming them and the fi
     CHECK_THROWS_AS(redis_cluster_options::from_uri(parse_provider_uri("redis://h1:7000")), configuration_error);
 }
 
-TEST_CASE("redis cluster options: IPv6 seeds bracketed, at most 16 seeds, each once; the library checks them too",
+TEST_CASE("redis cluster options: IPv6 seeds bracketed, at most 16 seeds, each once and the library checks them too",
           "[redis][cluster][unit]") {
     const auto v6 = parse("redis-cluster://[::1]:7000,[fe80::2]:7001,[::1]");
     REQUIRE(v6.seeds.size() == 3);

@@ -96,7 +96,7 @@ TEST_CASE("redis cluster: a primary that forgot the scripts loads them again on 
     CHECK(reached.size() == 3);  // every primary answered NOSCRIPT once and was loaded
 }
 
-TEST_CASE("redis cluster: run records through redis-cluster://; claims are refused naming the alternative",
+TEST_CASE("redis cluster: run records through redis-cluster:// and claims are refused naming the alternative",
           "[redis][cluster]") {
     provider_registry registry;
     providers::register_redis_provider(registry);
