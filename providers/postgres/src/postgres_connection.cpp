@@ -104,7 +104,7 @@ postgres_connection::postgres_connection(const postgres_options& options)
         try {
             options_sent = connect_to(options, {}, budget, 1);
         } catch (const storage_error&) {
-            throw;  // the budget spent before the retry without `options`
+            throw;  // already classified (a pooler refusing options under pooler=none)
         } catch (const std::exception& e) {
             throw_postgres_error(e, shown_, false);
         }
@@ -139,7 +139,9 @@ bool postgres_connection::connect_to(const postgres_options& options, const std:
     } catch (const pqxx::broken_connection& e) {
         if (!options_sent || !retries_without_startup_options(options, e.what())) throw;
         options_sent = false;
-        budget.check(shown_);
+        // The server just answered (a pooler refusing `options`), so the retry gets at least
+        // libpq's per-server floor even when silent servers before it spent the budget: the
+        // same rule as the probe's below.
         connection_ = std::make_unique<pqxx::connection>(postgres_conninfo(options, false, budget.per_server(servers_left), servers));
     }
     return options_sent;
