@@ -9,7 +9,8 @@ build_dir="${1:?usage: lanes.sh BUILD_DIR}"
 # Cases a pooler cannot serve as they are written: they look at their own server session (end it
 # with pg_terminate_backend, read its TLS state or its statement_timeout, which libpq's options
 # set and a pooler does not pass), or match the server's own login message, or log in as a role
-# of their own (which the PgBouncers' auth_file does not list). (a name regex: a Catch tag would be the mechanism) postgres_pooler_test
+# of their own (which the PgBouncers' auth_file does not list); chosen by name (a Catch tag would be the
+# better mechanism). postgres_pooler_test
 # covers what a pooler changes; labels serial (server restarts) and pooler (the pooled servers'
 # own test) stay out too.
 exclude='TLS|pg_terminate_backend|terminated|statement_timeout|wrong password equal|session ended while idle|read-only server|role is read-only'
