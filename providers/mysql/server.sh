@@ -17,16 +17,28 @@ port="${SHEDLOCK_MARIADB_PORT:-33069}"
 server="$(command -v mariadbd || echo /usr/sbin/mariadbd)"
 [ -x "$server" ] || { echo "mysql/server.sh: mariadbd not found; run scripts/install-deps.sh" >&2; exit 1; }
 user="$(id -un)"
+# root logs in over the Unix socket (auth by socket). A socket's path is limited to 107 bytes:
+# under a deep DIR (a CI checkout's build tree) it lives in a short directory of its own instead,
+# recorded in DIR/socket for halt/resume/stop.
+socket_file() {
+  if [ ! -f "$dir/socket" ]; then
+    local path="$dir/mysqld.sock"
+    [ ${#path} -gt 100 ] && path="$(mktemp -d /tmp/shedlock-mariadb.XXXXXX)/mysqld.sock"
+    echo "$path" >"$dir/socket"
+  fi
+  cat "$dir/socket"
+}
 
 run_server() {
+  local socket; socket="$(socket_file)"  # once: the server's line below runs in the background
   "$server" --no-defaults --datadir="$dir/data" --port="$port" --bind-address=127.0.0.1 \
-    --socket="$dir/mysqld.sock" --pid-file="$dir/mysqld.pid" --user="$user" --skip-name-resolve \
+    --socket="$socket" --pid-file="$dir/mysqld.pid" --user="$user" --skip-name-resolve \
     --max-connections=300 --log-error="$dir/server.log" \
     --ssl-ca="$dir/tls/ca.crt" --ssl-cert="$dir/tls/server.crt" --ssl-key="$dir/tls/server.key" \
     </dev/null >>"$dir/server.log" 2>&1 &
   echo $! >"$dir/pid"
   for _ in $(seq 1 150); do
-    mariadb-admin --no-defaults --protocol=socket --socket="$dir/mysqld.sock" -u root ping >/dev/null 2>&1 && return 0
+    mariadb-admin --no-defaults --protocol=socket --socket="$socket" -u root ping >/dev/null 2>&1 && return 0
     kill -0 "$(cat "$dir/pid")" 2>/dev/null || break
     sleep 0.1
   done
@@ -43,15 +55,23 @@ stop_server() {
   rm -f "$dir/pid"
 }
 
+remove_own_socket_dir() {  # the short directory socket_file made, if it made one
+  [ -f "$dir/socket" ] || return 0
+  local socket_dir; socket_dir="$(dirname "$(cat "$dir/socket")")"
+  [ "$socket_dir" != "$dir" ] && rm -rf "$socket_dir"
+  rm -f "$dir/socket"
+}
+
 case "$cmd" in
   start)
     mkdir -p "$dir"
     echo "$port" >"$dir/port"
+    rm -f "$dir/socket"
     mariadb-install-db --no-defaults --datadir="$dir/data" --user="$user" --auth-root-authentication-method=socket \
       --skip-test-db >"$dir/install.log" 2>&1
     "$(dirname "$0")/../../scripts/tls-certs.sh" "$dir/tls"
     run_server
-    mariadb --no-defaults --protocol=socket --socket="$dir/mysqld.sock" -u root -e "
+    mariadb --no-defaults --protocol=socket --socket="$(socket_file)" -u root -e "
       CREATE DATABASE shedlock_test;
       CREATE USER 'shedlock'@'127.0.0.1' IDENTIFIED BY 'shedlock-test-pw';
       GRANT ALL ON shedlock_test.* TO 'shedlock'@'127.0.0.1';
@@ -63,7 +83,7 @@ case "$cmd" in
     echo "export SHEDLOCK_TEST_MARIADB_DIR='$dir'"
     echo "export SHEDLOCK_TEST_MARIADB_SCRIPT='$(cd "$(dirname "$0")" && pwd)/server.sh'"
     ;;
-  stop) stop_server ;;
+  stop) stop_server; remove_own_socket_dir ;;
   halt) stop_server ;;
   resume) run_server ;;
   *) echo "mysql/server.sh: unknown command $cmd" >&2; exit 2 ;;

@@ -55,7 +55,7 @@ start_replica() {  # NODE: a fresh clone of the other node, then started and str
   "${as_user[@]}" env PGPASSWORD=shedlock-test-pw "$bindir/pg_basebackup" -h 127.0.0.1 -p "$(stream_port_of "$from")" \
     -U shedlock -D "$dir/$node/data" -R -X stream -c fast >>"$dir/$node/basebackup.log" 2>&1
   "${as_user[@]}" "$bindir/postgres" -D "$dir/$node/data" -p "$(port_of "$node")" -c listen_addresses=127.0.0.1 \
-    -c unix_socket_directories="$dir/$node" -c ssl=off -c hot_standby=on -c max_connections=200 \
+    -c unix_socket_directories= -c ssl=off -c hot_standby=on -c max_connections=200 \
     </dev/null >>"$dir/$node/server.log" 2>&1 &
   wait_until 100 "node $node accepting connections" "$bindir/pg_isready" -q -h 127.0.0.1 -p "$(port_of "$node")"
   wait_until 100 "node $node streaming from node $from" streaming "$from"

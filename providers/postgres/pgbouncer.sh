@@ -32,6 +32,7 @@ start() {
   printf '"shedlock" "shedlock-test-pw"\n' >"$dir/userlist.txt"
   # shedlock_one: one server connection for all clients, so that two clients' statements meet on
   # it every time (a named prepared statement of one is then seen by the other).
+  # unix_socket_dir empty: no Unix socket (clients use 127.0.0.1; a deep DIR exceeds its path limit).
   cat >"$dir/pgbouncer.ini" <<INI
 [databases]
 shedlock_test = host=127.0.0.1 port=$pg_port dbname=shedlock_test
@@ -39,7 +40,7 @@ shedlock_one = host=127.0.0.1 port=$pg_port dbname=shedlock_test pool_size=1
 [pgbouncer]
 listen_addr = 127.0.0.1
 listen_port = $port
-unix_socket_dir = $dir
+unix_socket_dir =
 auth_type = scram-sha-256
 auth_file = $dir/userlist.txt
 pool_mode = $mode

@@ -22,11 +22,16 @@ bindir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 primary_port="$(free_port)"; replica_port="$(free_port)"; closed_port="$(free_port)"
 work="$(mktemp -d /tmp/shedlock-multihost.XXXXXX)"
+# The pair lives deeper than a Unix socket's path limit, as in CI's build tree (pair.sh once
+# failed there): every directory on the way must let user postgres in (servers run as it as root).
+pair="$work/$(printf 'p%.0s' $(seq 1 90))/pair"
+mkdir -p "$(dirname "$pair")"
+chmod 755 "$work" "$(dirname "$pair")"
 daemon_pid=""
 
 cleanup() {
   [ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null || true
-  "$here/pair.sh" stop "$work/pair" >/dev/null 2>&1 || true
+  "$here/pair.sh" stop "$pair" >/dev/null 2>&1 || true
   if [ -n "${KEEP_FAILOVER_DIR:-}" ]; then echo "kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -47,7 +52,7 @@ wait_for() {  # SECONDS WHAT COMMAND...: polls COMMAND every 0.1 s until it succ
   exit 1
 }
 
-"$here/pair.sh" start "$work/pair" async "$primary_port" "$replica_port" >"$work/pair.log" 2>&1 ||
+"$here/pair.sh" start "$pair" async "$primary_port" "$replica_port" >"$work/pair.log" 2>&1 ||
   { echo "FAIL: the primary and replica did not start:"; cat "$work/pair.log"; exit 1; }
 [ "$(psql_at "$replica_port" "SELECT pg_is_in_recovery()")" = t ] || { echo "FAIL: the replica is not in recovery"; exit 1; }
 
@@ -87,7 +92,7 @@ EOF
 daemon_pid=$!
 ticks() { wc -l <"$work/ticks"; }
 wait_for 30 "3 firings before the failover" sh -c "[ \$(wc -l <'$work/ticks') -ge 3 ]"
-"$here/pair.sh" fail_over "$work/pair" >>"$work/pair.log" 2>&1  # SIGKILL the primary, promote the replica
+"$here/pair.sh" fail_over "$pair" >>"$work/pair.log" 2>&1  # SIGKILL the primary, promote the replica
 before="$(ticks)"
 [ "$(psql_at "$replica_port" "SELECT pg_is_in_recovery()")" = f ] || { echo "FAIL: the replica was not promoted"; exit 1; }
 wait_for 60 "3 firings after the promotion, on the same URI" sh -c "[ \$(wc -l <'$work/ticks') -ge $((before + 3)) ]"

@@ -60,13 +60,13 @@ relay_pid=$!
 for _ in $(seq 1 50); do grep -q ready "$work/relay.log" && break; sleep 0.1; done
 
 # The replica, copied and then streaming through the relay (pg_basebackup -R writes that).
-mkdir -p "$work/replica" "$work/replica-socket"
+mkdir -p "$work/replica"
 chmod 700 "$work/replica"
-[ ${#as_user[@]} -gt 0 ] && chown postgres "$work/replica" "$work/replica-socket"
+[ ${#as_user[@]} -gt 0 ] && chown postgres "$work/replica"
 "${as_user[@]}" env PGPASSWORD=shedlock-test-pw "$bindir/pg_basebackup" -h 127.0.0.1 -p "$relay_port" -U shedlock \
   -D "$work/replica" -R -X stream -c fast >"$work/basebackup.log" 2>&1
 "${as_user[@]}" "$bindir/postgres" -D "$work/replica" -p "$replica_port" -c listen_addresses=127.0.0.1 \
-  -c unix_socket_directories="$work/replica-socket" -c ssl=off -c hot_standby=on -c max_connections=200 </dev/null >"$work/replica.log" 2>&1 &
+  -c unix_socket_directories= -c ssl=off -c hot_standby=on -c max_connections=200 </dev/null >"$work/replica.log" 2>&1 &
 for _ in $(seq 1 100); do "$bindir/pg_isready" -q -h 127.0.0.1 -p "$replica_port" && break; sleep 0.1; done
 [ "$(psql_at "$replica_port" "SELECT pg_is_in_recovery()")" = t ] || { echo "the replica is not in recovery"; exit 1; }
 
