@@ -43,6 +43,7 @@ run_server() {
     sleep 0.1
   done
   echo "mysql/server.sh: server did not accept connections within 15 s; see $dir/server.log" >&2
+  tail -n 8 "$dir/server.log" >&2 2>/dev/null || true  # also in CI, which removes DIR when it fails
   exit 1
 }
 

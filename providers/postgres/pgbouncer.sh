@@ -62,6 +62,9 @@ INI
     sleep 0.1
   done
   echo "pgbouncer.sh: pgbouncer did not answer within 10 s; see $dir/pgbouncer.log and $dir/start.log" >&2
+  # Their last lines here too: a CI run removes DIR when it fails.
+  tail -n 8 "$dir/pgbouncer.log" "$dir/start.log" >&2 2>/dev/null || true
+  ss -ltnp "sport = :$port" >&2 2>/dev/null || true
   exit 1
 }
 

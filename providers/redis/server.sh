@@ -31,6 +31,7 @@ run_server() {
     sleep 0.1
   done
   echo "redis/server.sh: $name did not accept connections on port $p within 10 s; see $dir/$name.log" >&2
+  tail -n 8 "$dir/$name.log" >&2 2>/dev/null || true  # also in CI, which removes DIR when it fails
   exit 1
 }
 
