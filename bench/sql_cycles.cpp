@@ -16,10 +16,12 @@
 //
 // With SHEDLOCK_TEST_PGBOUNCER_TRANSACTION_URI and/or ..._SESSION_URI set too (PgBouncers in
 // front of the same server, providers/postgres/server.sh starts them), a second PostgreSQL
-// table: the provider direct (pooler=none, named statements) against the provider direct with
-// the pooled mode's unnamed statements (pooler=pgbouncer: its own price, without a pooler) and
-// through each PgBouncer (pooler=auto: detected), and the provider through the transaction
-// pooler against the raw floor through it (the provider's statements, unnamed, via libpqxx).
+// table: the provider direct (pooler=none) against the provider direct on the pooled course
+// (pooler=pgbouncer: statements bound first by their text's name, its own price without a
+// pooler) and through each PgBouncer (pooler=auto: detected), and the provider through the
+// transaction pooler against the raw floor through it: the provider's statements unnamed via
+// libpqxx, what a hand-written client can run through PgBouncer 1.18's transaction pooling
+// (named statements of its own clash there).
 //
 //   SHEDLOCK_TEST_POSTGRES_URI=postgresql://... SHEDLOCK_TEST_MYSQL_URI=mysql://...
 //     sql_cycles [slices=10] [seconds_per_slice=0.5] [burst=20]
@@ -154,14 +156,14 @@ void bench_postgres_pooled(const char* direct_uri) {
     auto direct_options = bench_options(direct_uri);
     direct_options.pooler = providers::postgres_options::pooler_kind::none;
     auto direct = providers::make_postgres_lock_provider(direct_options);
-    // The pooled mode's own price, without a pooler: unnamed statements planned every time.
+    // The pooled course's own price, without a pooler: every statement bound first.
     direct_options.pooler = providers::postgres_options::pooler_kind::pgbouncer;
-    auto direct_unnamed = providers::make_postgres_lock_provider(direct_options);
+    auto direct_pooled_course = providers::make_postgres_lock_provider(direct_options);
     inspect(*direct).delete_records(
-        {"bench-direct", "bench-direct-unnamed", "bench-pooled-tx", "bench-pooled-session", "bench-raw-pooled"});
+        {"bench-direct", "bench-direct-pooled", "bench-pooled-tx", "bench-pooled-session", "bench-raw-pooled"});
     bench::variant_list variants{
         {"provider direct (pooler=none)", [&] { provider_cycle(*direct, "bench-direct"); }},
-        {"provider direct, unnamed statements (pooler=pgbouncer)", [&] { provider_cycle(*direct_unnamed, "bench-direct-unnamed"); }}};
+        {"provider direct, pooled course (pooler=pgbouncer)", [&] { provider_cycle(*direct_pooled_course, "bench-direct-pooled"); }}};
     std::vector<std::pair<std::size_t, std::size_t>> ratios{{1, 0}};
     std::unique_ptr<sql::sql_lock_provider> via_transaction, via_session;
     if (transaction) {

@@ -221,7 +221,12 @@ void check_lost_claim_answer_released(reply_dropping_proxy& proxy, const std::st
     INFO(first.err);
     CHECK(proxy.fired());
     CHECK(first.status == 69);
-    CHECK_THAT(first.err, Contains(key) && Contains("could not be claimed") && Contains("released"));
+    // Behind a pooler the claim's first message may bind a statement the server connection lacks
+    // (26000: nothing ran, then the answer was lost): no claim was stored, which the run says.
+    const bool pooled = shedlock::test::is_test_pooler(direct);
+    const bool stored_none = pooled && first.err.find("no claim of this run was stored") != std::string::npos;
+    CHECK_THAT(first.err, Contains(key) && Contains("could not be claimed"));
+    CHECK_THAT(first.err, Contains(stored_none ? "not blocked" : "released"));
     CHECK_FALSE(std::filesystem::exists(marker));
     const auto second = run_cli({"run", "-p", direct, "-n", lock, "--at-most", "PT1H", "--once-key", key, "--", "touch", marker});
     INFO(second.err);
@@ -230,7 +235,8 @@ void check_lost_claim_answer_released(reply_dropping_proxy& proxy, const std::st
     CHECK(std::filesystem::exists(marker));
     // The released claim counted as an attempt that failed: the record says so.
     const auto listed = run_cli({"claims", "-p", direct, "--json"}).out;
-    CHECK_THAT(listed, Contains("\"key\": \"" + key + "\"") && Contains("\"attempt\": 2") && Contains("\"state\": \"done\""));
+    CHECK_THAT(listed, Contains("\"key\": \"" + key + "\"") && Contains(stored_none ? "\"attempt\": 1" : "\"attempt\": 2") &&
+                           Contains("\"state\": \"done\""));
 }
 
 }  // namespace

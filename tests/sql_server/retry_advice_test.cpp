@@ -4,6 +4,7 @@
 // and settled. The cases that end idle sessions stay with each backend (its own session class);
 // check_fails_unsent() is what they check.
 #include "reply_dropping_proxy.hpp"
+#include "server_env.hpp"
 #include "sql_server_suite.hpp"
 
 #include <shedlock/error.hpp>
@@ -65,8 +66,15 @@ SQL_SERVER_CASE("{name} retry advice: an append whose answer was lost is in doub
         CHECK_THAT(e.what(), Contains("may have been applied"));
     }
     const auto stored = direct->last_runs("doubt-task", 10);
-    REQUIRE(stored.size() == 1);  // applied once, and not run again
-    CHECK(stored.front().message == marker);
+    if (shedlock::test::is_test_pooler(b.uri())) {
+        // Behind a pooler the first message binds the statement by name, which the server
+        // connection PgBouncer chose may lack: then nothing ran (the lost answer was 26000) and
+        // the append is rightly in doubt. Never twice either way.
+        REQUIRE(stored.size() <= 1);
+    } else {
+        REQUIRE(stored.size() == 1);  // applied once, and not run again
+    }
+    if (!stored.empty()) CHECK(stored.front().message == marker);
 
     // A completion may run twice (owner-checked): in doubt, it is run again and settled.
     direct_options.run.table = claims;

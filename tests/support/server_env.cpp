@@ -20,4 +20,12 @@ void control_server(const std::string& env_prefix, const std::string& command) {
     if (std::system(line.c_str()) != 0) throw std::runtime_error("`" + script + " " + command + " " + dir + "` failed");
 }
 
+bool is_test_pooler(const std::string& uri) {
+    for (const char* mode : {"TRANSACTION", "SESSION", "TRANSACTION_IGNORING"}) {
+        const char* pooler = std::getenv(("SHEDLOCK_TEST_PGBOUNCER_" + std::string(mode) + "_URI").c_str());
+        if (pooler && uri.rfind(pooler, 0) == 0) return true;
+    }
+    return false;
+}
+
 }  // namespace shedlock::test

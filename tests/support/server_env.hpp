@@ -15,4 +15,9 @@ std::string required_env(const std::string& name, const std::string& set_by);
 /// `halt` (stop, keep data) or `resume` (start again on the same data). Throws on failure.
 void control_server(const std::string& env_prefix, const std::string& command);
 
+/// Whether `uri` is one of the PgBouncers that providers/postgres/server.sh starts (the
+/// SHEDLOCK_TEST_PGBOUNCER_*_URI variables): the PostgreSQL suite runs once more through them
+/// (providers/postgres/lanes.sh), and a case may expect what a pooler changes.
+bool is_test_pooler(const std::string& uri);
+
 }  // namespace shedlock::test

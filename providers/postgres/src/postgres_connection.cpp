@@ -1,6 +1,7 @@
 #include "postgres_connection.hpp"
 #include "postgres_error.hpp"
 #include "postgres_pooler.hpp"
+#include "postgres_prepared.hpp"
 #include "postgres_servers.hpp"
 #include "socket_deadline.hpp"
 
@@ -8,7 +9,6 @@
 
 #include <pqxx/except>
 #include <pqxx/nontransaction>
-#include <pqxx/prepared_statement>
 #include <pqxx/result>
 
 #include <poll.h>
@@ -118,7 +118,7 @@ postgres_connection::postgres_connection(const postgres_options& options)
     sql::sql_result probe;
     try {
         try {
-            probe = rows_of(run_before_deadline(pooler_probe_sql, {}, std::max(budget.left(), libpq_timeout_floor)));
+            probe = run_before_deadline(pooler_probe_sql, {}, std::max(budget.left(), libpq_timeout_floor));
         } catch (const storage_error&) {
             throw;
         } catch (const std::exception& e) {
@@ -127,14 +127,14 @@ postgres_connection::postgres_connection(const postgres_options& options)
     } catch (const storage_error& e) {
         throw probe_failure(e, shown_);
     }
-    unnamed_statements_ = pooled_after_probe(options, options_sent, connection_->backendpid(), probe, shown_);
+    pooled_ = pooled_after_probe(options, options_sent, connection_->backendpid(), probe, shown_);
 }
 
 bool postgres_connection::connect_to(const postgres_options& options, const std::string& servers,
                                      const connect_budget& budget, std::size_t servers_left) {
     bool options_sent = sends_startup_options(options);
     try {
-        connection_ = std::make_unique<pqxx::connection>(
+        connection_ = std::make_unique<handle_keeping_connection>(
             postgres_conninfo(options, options_sent, budget.per_server(servers_left), servers));
     } catch (const pqxx::broken_connection& e) {
         if (!options_sent || !retries_without_startup_options(options, e.what())) throw;
@@ -142,7 +142,7 @@ bool postgres_connection::connect_to(const postgres_options& options, const std:
         // The server just answered (a pooler refusing `options`), so the retry gets at least
         // libpq's per-server floor even when silent servers before it spent the budget: the
         // same rule as the probe's below.
-        connection_ = std::make_unique<pqxx::connection>(postgres_conninfo(options, false, budget.per_server(servers_left), servers));
+        connection_ = std::make_unique<handle_keeping_connection>(postgres_conninfo(options, false, budget.per_server(servers_left), servers));
     }
     return options_sent;
 }
@@ -174,28 +174,22 @@ bool synchronous_wait_watch::operator()(const char message[]) noexcept {
     return true;  // the notice goes on to libpqxx's own handling, as before
 }
 
-const std::string& postgres_connection::prepared_name(const std::string& sql) {
-    auto it = prepared_.find(sql);
-    if (it == prepared_.end()) {
-        const std::string name = "shedlock_" + std::to_string(prepared_.size());
-        connection_->prepare(name, sql);  // registered here, sent to the server on first use
-        it = prepared_.emplace(sql, name).first;
-    }
-    return it->second;
-}
-
-pqxx::result postgres_connection::run_before_deadline(const std::string& sql, const std::vector<std::string>& values,
-                                                      std::optional<std::chrono::milliseconds> within) {
+sql::sql_result postgres_connection::run_before_deadline(const std::string& sql, const std::vector<std::string>& values,
+                                                         std::optional<std::chrono::milliseconds> within) {
     const auto answer_within = within.value_or(answer_within_);
     const socket_deadline deadline(connection_->sock(), answer_within);
     try {
-        pqxx::nontransaction autocommit(*connection_);
-        // Parameterless statements (DDL, probes, listing) run unprepared: they run rarely.
         if (watch_) watch_->canceled = false;
-        pqxx::result result = values.empty()        ? autocommit.exec(sql)
-                              : unnamed_statements_ ? autocommit.exec_params(sql, pqxx::prepare::make_dynamic_params(values))
-                                                    : autocommit.exec_prepared(prepared_name(sql),
-                                                                               pqxx::prepare::make_dynamic_params(values));
+        sql::sql_result result;
+        if (values.empty()) {
+            // Parameterless statements (DDL, probes, listing) run as simple queries: they run rarely.
+            pqxx::nontransaction autocommit(*connection_);
+            result = rows_of(autocommit.exec(sql));
+        } else {
+            const bool bind_first = pooled_ || prepared_.count(sql) != 0;
+            prepared_.insert(sql);  // a Parse that failed is found out by the next Bind (26000)
+            result = run_prepared_blocking(connection_->handle(), sql, values, bind_first);
+        }
         if (watch_ && watch_->canceled) throw unconfirmed_commit(shown_);
         return result;
     } catch (const storage_error&) {
@@ -230,7 +224,7 @@ sql::sql_result postgres_connection::execute(const std::string& sql, const std::
         for (const auto& p : params)
             values.push_back(std::holds_alternative<std::int64_t>(p) ? std::to_string(std::get<std::int64_t>(p))
                                                                      : std::get<std::string>(p));
-        return rows_of(run_before_deadline(sql, values));
+        return run_before_deadline(sql, values);
     } catch (const storage_error&) {
         throw;  // the deadline's own, already worded
     } catch (const pqxx::sql_error& e) {
@@ -245,7 +239,7 @@ bool postgres_connection::in_recovery() {
     try {
         // Asked only after a 25006, never on a statement that succeeded.
         const auto r = run_before_deadline("SELECT pg_is_in_recovery()", {});
-        return r.empty() || r[0][0].is_null() || std::string(r[0][0].c_str()) != "f";
+        return r.rows.empty() || r.rows[0].empty() || r.rows[0][0].value_or("t") != "f";
     } catch (const std::exception&) {
         return true;  // unknown: keep the standby's reading (unavailable, safe to retry)
     }

@@ -9,8 +9,10 @@
 #include <pqxx/errorhandler>
 #include <pqxx/result>
 
-#include <map>
+#include <libpq-fe.h>
+
 #include <memory>
+#include <set>
 #include <string>
 
 namespace shedlock::providers::detail {
@@ -33,6 +35,38 @@ public:
     bool canceled = false;
 };
 
+/// libpqxx 6 keeps libpq's handle private; a connection policy (its extension point for how to
+/// connect) is handed every handle it makes and drops, and this one keeps it: the lock statements
+/// go to libpq directly (postgres_prepared.hpp), since libpqxx's prepared statements cannot be
+/// told that a pooler's server connection has one already, or has lost it.
+class handle_keeping_policy final : public pqxx::connect_direct {
+public:
+    using pqxx::connect_direct::connect_direct;
+    handle do_startconnect(handle orig) override { return kept_ = pqxx::connect_direct::do_startconnect(orig); }
+    handle do_completeconnect(handle orig) override { return kept_ = pqxx::connect_direct::do_completeconnect(orig); }
+    handle do_dropconnect(handle orig) noexcept override { return kept_ = pqxx::connect_direct::do_dropconnect(orig); }
+    handle do_disconnect(handle orig) noexcept override { return kept_ = pqxx::connect_direct::do_disconnect(orig); }
+    handle kept() const noexcept { return kept_; }
+
+private:
+    handle kept_ = nullptr;
+};
+
+/// pqxx::connection with its libpq handle in reach (as libpqxx's basic_connection_base is built).
+class handle_keeping_connection final : public pqxx::connection_base {
+public:
+    explicit handle_keeping_connection(const std::string& conninfo) : pqxx::connection_base(policy_), policy_(conninfo) {
+        init();
+    }
+    ~handle_keeping_connection() noexcept { close(); }
+    handle_keeping_connection(const handle_keeping_connection&) = delete;
+    handle_keeping_connection& operator=(const handle_keeping_connection&) = delete;
+    PGconn* handle() const noexcept { return policy_.kept(); }
+
+private:
+    handle_keeping_policy policy_;
+};
+
 class postgres_connection final : public sql::sql_connection {
 public:
     /// Connects (without libpq `options` when a pooler refuses them, pooler=auto) and, unless
@@ -44,7 +78,6 @@ public:
     std::vector<topology_note> topology() override;
 
 private:
-    const std::string& prepared_name(const std::string& sql);
     /// Connects to `servers` (libpq's host/port keys; empty: every server of `options`) within
     /// its share of `budget` (`servers_left` still to try), once more without libpq `options`
     /// when a pooler refuses them; returns whether they were sent. libpqxx's exceptions pass through.
@@ -59,10 +92,11 @@ private:
     /// (restart, terminated session, idle timeout): checked before a statement is sent, so that
     /// a failure then is known not to have reached the server.
     void check_still_open();
-    /// Runs `sql` (prepared when it has parameters); a server that has not answered within
+    /// Runs `sql` (a prepared statement named after its text when it has parameters,
+    /// postgres_prepared.hpp); a server that has not answered within
     /// answer_within_ gets the connection shut down: storage_error(unavailable).
     /// `within`: a shorter deadline (the connect's remaining budget, for the probe).
-    pqxx::result run_before_deadline(const std::string& sql, const std::vector<std::string>& values,
+    sql::sql_result run_before_deadline(const std::string& sql, const std::vector<std::string>& values,
                                      std::optional<std::chrono::milliseconds> within = std::nullopt);
 
     /// Whether the server is in recovery (a standby), asked after a 25006: a primary's read-only
@@ -74,10 +108,10 @@ private:
     std::size_t servers_ = 1;  // in the URI (a multi-host list: postgres_options::servers)
     postgres_options::session_target target_ = postgres_options::session_target::any;
     std::chrono::milliseconds answer_within_;  // the server's statement_timeout plus a round trip's worth
-    std::unique_ptr<pqxx::connection> connection_;
+    std::unique_ptr<handle_keeping_connection> connection_;
     std::unique_ptr<synchronous_wait_watch> watch_;  // after connection_: unregisters from it first
-    std::map<std::string, std::string, std::less<>> prepared_;  // sql text -> statement name
-    bool unnamed_statements_ = false;  // behind a pooler: Parse/Bind/Execute of an unnamed statement each time
+    std::set<std::string, std::less<>> prepared_;  // texts this connection prepared (its guess, when direct)
+    bool pooled_ = false;  // behind a pooler: bind first, other clients may have prepared a statement
 };
 
 }  // namespace shedlock::providers::detail

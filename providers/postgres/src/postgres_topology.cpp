@@ -45,16 +45,16 @@ topology_note postgres_connection::servers_note() {
 
 std::vector<topology_note> postgres_connection::topology() {
     std::vector<topology_note> notes;
-    notes.push_back({unnamed_statements_ ? "pooler: detected (the server's backend PID is not the connection's): "
-                                           "unnamed statements, the server's DateStyle and statement_timeout"
-                                         : "pooler: none detected (a server, or pooler=none)"});
+    notes.push_back({pooled_ ? "pooler: detected (the server's backend PID is not the connection's): statements "
+                               "named after their text, the server's DateStyle and statement_timeout"
+                             : "pooler: none detected (a server, or pooler=none)"});
     if (servers_ > 1) notes.push_back(servers_note());
     const auto r = execute(replication_sql, {});
     if (setting_at(r, 0) == "t")
         notes.push_back({"role: this server is a standby (read-only): no lock can be taken here; point the URI at the "
                          "primary (target_session_attrs=read-write)",
                          true});
-    if (unnamed_statements_ && setting_at(r, 1) == "0")
+    if (pooled_ && setting_at(r, 1) == "0")
         notes.push_back({"statement_timeout: 0 behind a pooler: a lock call that waits on a row lock runs on after the "
                          "client gave up, and may commit then; ALTER ROLE ... SET statement_timeout = '5s'",
                          true});

@@ -3,7 +3,8 @@
 // server connection for every client (database shedlock_one), and one told to ignore libpq's
 // options. Before pooler=auto every connect through PgBouncer failed ("unsupported startup
 // parameter: options") and, with the options ignored, named statements of two clients clashed on
-// the shared server connection ("prepared statement \"shedlock_0\" already exists").
+// the shared server connection ("prepared statement \"shedlock_0\" already exists"; now they are
+// named after their text and shared: postgres_prepared_test.cpp).
 #include "postgres_async_helpers.hpp"
 #include "postgres_pooler.hpp"
 #include "test_env.hpp"
@@ -115,27 +116,6 @@ TEST_CASE("postgres pooler: pooler=none through PgBouncer's defaults is refused 
     CHECK(e.advice() == retry_advice::permanent);
     CHECK_THAT(e.what(), Contains("unsupported startup parameter") && Contains("pooler=auto") &&
                              !Contains(test::postgres_server::password));
-}
-
-TEST_CASE("postgres pooler: with pooler=none, named statements that clash behind PgBouncer are refused, not unavailable",
-          "[postgres][pooler]") {
-    // The options ignored, nothing tells the connection it is pooled: its named statements meet
-    // the other clients' on the one server connection. Not what a user should run; what its
-    // errors must say.
-    const auto o = options_of(pooled_uri("SHEDLOCK_TEST_PGBOUNCER_TRANSACTION_IGNORING_ONE_URI"), "&pooler=none");
-    int clashes = 0;
-    for (int round = 0; round < 10; ++round) {
-        try {
-            auto provider = providers::make_postgres_lock_provider(o);
-            if (auto handle = provider->try_lock({"pooler-clash", std::chrono::minutes(1), std::chrono::milliseconds(0)}))
-                handle->unlock();
-        } catch (const storage_error& e) {
-            ++clashes;
-            CHECK(e.category() == storage_category::misconfigured);
-            CHECK_THAT(e.what(), Contains("42P05") && Contains("pooler=auto"));
-        }
-    }
-    CHECK(clashes > 0);
 }
 
 TEST_CASE("postgres pooler: the probe tells a pooled connection by its PID and demands an ISO DateStyle", "[postgres][pooler][unit]") {

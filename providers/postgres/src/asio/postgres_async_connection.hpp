@@ -2,13 +2,14 @@
 // The non-blocking PostgreSQL connection: libpq's asynchronous API on an Asio executor
 // (private: libpq stays out of public headers).
 
+#include "../postgres_prepared.hpp"
 #include "postgres_link.hpp"
 
 #include <shedlock/providers/postgres_lock_provider.hpp>
 #include <shedlock/providers/sql/async_sql_connection.hpp>
 
 #include <chrono>
-#include <map>
+#include <set>
 #include <memory>
 #include <string>
 
@@ -20,24 +21,21 @@ struct postgres_session {
     std::string shown;                        // the server as a URI without password
     std::string user;                         // for read_only_primary's ALTER ROLE
     std::chrono::milliseconds answer_within;  // statement_timeout + connect_timeout, as the blocking deadline
-    std::map<std::string, std::string, std::less<>> prepared;  // sql text -> statement name
+    std::set<std::string, std::less<>> prepared;  // texts this connection prepared (its guess, when direct)
     bool broken = false;
-    bool unnamed_statements = false;  // behind a pooler (postgres_options::pooler, the probe)
+    bool pooled = false;  // behind a pooler (postgres_options::pooler, the probe): bind first
     // A notice said the last commit stopped waiting for the synchronous standby (note_notice).
     bool unconfirmed_commit = false;
 };
 
 /// Runs one statement on `session` (posted: completes `done` later, on the link's executor).
-/// Statements with parameters are prepared once per connection and text, as the blocking
-/// connection does (libpqxx named prepares): the server parses and plans each lock statement
-/// once instead of on every call, the first call costs one extra round trip. Parameterless ones
+/// Statements with parameters are prepared statements named after their text, on the same course
+/// as the blocking connection's (postgres_prepared.hpp): the server parses and plans each lock
+/// statement once per server connection, also behind a pooler, and a call is one round trip when
+/// the guess (bind first, or Parse+Bind+Execute in one pipeline) is right. Parameterless ones
 /// (probes, DDL) run as simple queries, also as the blocking connection runs them.
 void run_postgres_statement(std::shared_ptr<postgres_session> session, std::string sql,
                             std::vector<std::string> values, asio::completion<sql::sql_result> done);
-
-/// A result's rows as text (NULL: empty), affected_rows from PQcmdTuples; empty for null. Throws
-/// std::runtime_error naming the command tag when its row count does not fit 64 bits.
-sql::sql_result postgres_rows(const PGresult* result);
 
 class postgres_async_connection final : public sql::async_sql_connection {
 public:

@@ -153,7 +153,7 @@ private:
                                    if (self->finished_) return;
                                    if (error) return self->fail_probe(error);
                                    try {
-                                       session->unnamed_statements =
+                                       session->pooled =
                                            pooled_after_probe(self->options_, self->options_sent_,
                                                               PQbackendPID(self->link_->get()), probe, self->shown_);
                                    } catch (const storage_error& e) {

@@ -1,5 +1,6 @@
-// One statement on a non-blocking connection: idle check, (prepare,) send, flush, read every
-// result; a client-side deadline closes a connection whose server stopped answering.
+// One statement on a non-blocking connection: idle check, send (Bind, or Parse+Bind in one
+// pipeline, ../postgres_prepared.hpp), flush, read every result; a client-side deadline closes a
+// connection whose server stopped answering.
 #include "../postgres_error.hpp"
 #include "postgres_async_connection.hpp"
 
@@ -34,11 +35,11 @@ public:
             self->fail(std::make_exception_ptr(postgres_no_answer(self->session_->shown, self->session_->answer_within)));
         });
         session_->unconfirmed_commit = false;
-        const auto known = session_->prepared.find(sql_);
-        preparing_ = !values_.empty() && !session_->unnamed_statements && known == session_->prepared.end();
-        name_ = values_.empty()                ? std::string()
-                : known != session_->prepared.end() ? known->second
-                                                    : "shedlock_" + std::to_string(session_->prepared.size());
+        if (!values_.empty()) {
+            name_ = statement_name_for(sql_);
+            parse_ = !session_->pooled && session_->prepared.count(sql_) == 0;
+            session_->prepared.insert(sql_);  // a Parse that failed is found out by the next Bind (26000)
+        }
         send();
     }
 
@@ -79,12 +80,24 @@ private:
         values.reserve(values_.size());
         for (const auto& v : values_) values.push_back(v.c_str());
         const int n = static_cast<int>(values.size());
-        sent_ = !preparing_;  // a Parse alone applies nothing
-        const int ok = preparing_        ? PQsendPrepare(conn(), name_.c_str(), sql_.c_str(), n, nullptr)
-                       : values_.empty() ? PQsendQuery(conn(), sql_.c_str())
-                       : session_->unnamed_statements
-                           ? PQsendQueryParams(conn(), sql_.c_str(), n, nullptr, values.data(), nullptr, nullptr, 0)
-                           : PQsendQueryPrepared(conn(), name_.c_str(), n, values.data(), nullptr, nullptr, 0);
+        sent_ = true;
+        int ok = 0;
+        if (values_.empty()) {
+            ok = PQsendQuery(conn(), sql_.c_str());
+        } else if (attempts_ >= prepared_statement_attempts) {
+            // The server connections changed under every attempt (a pooler in statement pooling
+            // with many of them): this once, the unnamed statement, which any of them takes.
+            ok = PQsendQueryParams(conn(), sql_.c_str(), n, nullptr, values.data(), nullptr, nullptr, 0);
+        } else if (parse_) {
+            // One Sync for all three: one server connection even behind a transaction pooler.
+            pipeline_ = true;
+            ok = PQenterPipelineMode(conn()) && PQsendPrepare(conn(), name_.c_str(), sql_.c_str(), n, nullptr) &&
+                 PQsendQueryPrepared(conn(), name_.c_str(), n, values.data(), nullptr, nullptr, 0) &&
+                 PQpipelineSync(conn());
+        } else {
+            ok = PQsendQueryPrepared(conn(), name_.c_str(), n, values.data(), nullptr, nullptr, 0);
+        }
+        ++attempts_;
         if (!ok) return fail_connection();
         flush();
     }
@@ -111,8 +124,20 @@ private:
     void take_results() {
         while (!PQisBusy(conn())) {
             pg_result_ptr r(PQgetResult(conn()));
-            if (!r) return results_done();
+            if (!r) {
+                // In a pipeline a null ends each step; its Sync's result ends the whole.
+                if (!pipeline_) return results_done();
+                if (++pipeline_nulls_ > 2 || PQstatus(conn()) == CONNECTION_BAD) return fail_connection();
+                continue;
+            }
             const auto status = PQresultStatus(r.get());
+            if (status == PGRES_PIPELINE_SYNC) {
+                pipeline_ = false;
+                pipeline_nulls_ = 0;
+                if (!PQexitPipelineMode(conn())) return fail_connection();
+                return results_done();
+            }
+            if (status == PGRES_PIPELINE_ABORTED) continue;  // skipped after the Parse failed
             // In a COPY state libpq hands out a new COPY result on every call, never null: no
             // lock statement asks for COPY, so a server that starts one is not followed.
             if (status == PGRES_COPY_IN || status == PGRES_COPY_OUT || status == PGRES_COPY_BOTH)
@@ -130,13 +155,9 @@ private:
     }
 
     void results_done() {
+        if (error_ && retried_after(PQresultErrorField(error_.get(), PG_DIAG_SQLSTATE))) return;
         if (error_) return fail_refused();
         if (session_->unconfirmed_commit) return fail(std::make_exception_ptr(unconfirmed_commit(session_->shown)));
-        if (preparing_) {
-            session_->prepared.emplace(sql_, name_);
-            preparing_ = false;
-            return send();
-        }
         sql::sql_result rows;
         try {
             rows = postgres_rows(last_.get());
@@ -147,6 +168,19 @@ private:
         deadline_.cancel();
         auto done = std::move(done_);
         done(nullptr, std::move(rows));
+    }
+
+    /// A Bind of a name the server connection lacks (26000), or a Parse of one it has (42P05):
+    /// neither ran anything, so the other course is sent, up to prepared_statement_attempts.
+    bool retried_after(const char* state) {
+        if (!state || attempts_ > prepared_statement_attempts) return false;
+        const bool lacks = !parse_ && state == no_such_statement, has = parse_ && state == statement_exists;
+        if (!lacks && !has) return false;
+        parse_ = lacks;
+        error_.reset();
+        last_.reset();
+        send();
+        return true;
     }
 
     void fail_refused() {
@@ -191,7 +225,10 @@ private:
     asio::completion<sql::sql_result> done_;
     boost::asio::steady_timer deadline_;
     std::string name_;  // the prepared statement's, empty for a simple query
-    bool preparing_ = false, sent_ = false, finished_ = false;
+    bool parse_ = false;     // Parse+Bind+Execute in a pipeline (else Bind+Execute of name_)
+    bool pipeline_ = false;  // in libpq's pipeline mode until its Sync's result
+    int pipeline_nulls_ = 0, attempts_ = 0;
+    bool sent_ = false, finished_ = false;
     pg_result_ptr last_, error_;
 };
 

@@ -58,10 +58,11 @@ struct postgres_options : sql::sql_lock_options, sql::server_options {
     ///   connection reported: they differ behind a pooler (also one told to ignore `options`).
     /// - `none`: a server; no probe. A pooler's refusal of `options` is a configuration error.
     /// - `pgbouncer`: PgBouncer (transaction or session pooling); `options` are never sent.
-    /// Behind a pooler statements are unnamed (Parse/Bind/Execute each time: in transaction
-    /// pooling a named statement lives on a server connection other clients share), and the
-    /// server's own DateStyle (which must be ISO: checked) and statement_timeout apply; the
-    /// client-side deadline (statement_timeout + connect_timeout) stays.
+    /// Statements are prepared under a name made from their text, so that clients sharing a
+    /// pooler's server connection use each other's; behind a pooler each is bound first (and
+    /// prepared when that server connection lacks it). The server's own DateStyle (which must
+    /// be ISO: checked) and statement_timeout apply there; the client-side deadline
+    /// (statement_timeout + connect_timeout) stays.
     enum class pooler_kind { auto_detect, none, pgbouncer };
     pooler_kind pooler = pooler_kind::auto_detect;
 
