@@ -26,8 +26,8 @@ inline constexpr int exit_timeout = 124;     ///< the command ran past --timeout
 inline constexpr int exit_signal_base = 128; ///< the command was killed by signal N: 128 + N
 
 /// Whether a storage failure is the setup's, which no retry mends: a missing table, or a setup
-/// the backend refuses (misconfigured: a pooler's clash of prepared statements, a DateStyle it
-/// cannot read). Everything else, the catch-all `other` included (a full disk, a read-only
+/// the backend refuses (misconfigured: a pooler refusing libpq's options under pooler=none, a
+/// DateStyle it cannot read, a token column too narrow). Everything else, the catch-all `other` included (a full disk, a read-only
 /// MariaDB during a failover), stays an outage: exit 69, which crontab wrappers retry.
 inline bool storage_failure_is_config(std::optional<storage_category> category) {
     return category == storage_category::missing_schema || category == storage_category::misconfigured;

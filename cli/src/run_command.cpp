@@ -127,10 +127,10 @@ void require(const run_plan& p, const run_options& o) {
                           "add the key or remove --claim-for");
 }
 
-/// A statement the backend refused (a server error that is neither "unreachable" nor "try again",
-/// such as a clash of prepared statements behind a pooler) is no outage: it says "refused" and
-/// exits 78, as other configuration problems do (storage_failure_is_config, the rule of every
-/// subcommand). Everything else is --unavailable-exit.
+/// A refusal that is the setup's (storage_failure_is_config, the rule of every subcommand: such
+/// as a pooler refusing libpq's options under pooler=none) is no outage: it says "refused" and
+/// exits 78, as other configuration problems do. Everything else, a refusal of category `other`
+/// included, is --unavailable-exit.
 int report_backend_failure(const std::string& what, std::optional<storage_category> category,
                            const std::string& message, const run_options& o) {
     if (storage_failure_is_config(category)) {

@@ -128,6 +128,7 @@ postgres_connection::postgres_connection(const postgres_options& options)
         throw probe_failure(e, shown_);
     }
     pooled_ = pooled_after_probe(options, options_sent, connection_->backendpid(), probe, shown_);
+    guess_.set_pooled(pooled_);
 }
 
 bool postgres_connection::connect_to(const postgres_options& options, const std::string& servers,
@@ -186,9 +187,7 @@ sql::sql_result postgres_connection::run_before_deadline(const std::string& sql,
             pqxx::nontransaction autocommit(*connection_);
             result = rows_of(autocommit.exec(sql));
         } else {
-            const bool bind_first = pooled_ || prepared_.count(sql) != 0;
-            prepared_.insert(sql);  // a Parse that failed is found out by the next Bind (26000)
-            result = run_prepared_blocking(connection_->handle(), sql, values, bind_first);
+            result = run_prepared_blocking(connection_->handle(), sql, values, guess_);
         }
         if (watch_ && watch_->canceled) throw unconfirmed_commit(shown_);
         return result;

@@ -2,6 +2,7 @@
 // An sql_connection over one libpqxx connection (private: libpqxx stays out of public headers).
 
 #include "postgres_conninfo.hpp"
+#include "postgres_prepared.hpp"
 
 #include <shedlock/providers/postgres_lock_provider.hpp>
 
@@ -12,7 +13,6 @@
 #include <libpq-fe.h>
 
 #include <memory>
-#include <set>
 #include <string>
 
 namespace shedlock::providers::detail {
@@ -110,8 +110,8 @@ private:
     std::chrono::milliseconds answer_within_;  // the server's statement_timeout plus a round trip's worth
     std::unique_ptr<handle_keeping_connection> connection_;
     std::unique_ptr<synchronous_wait_watch> watch_;  // after connection_: unregisters from it first
-    std::set<std::string, std::less<>> prepared_;  // texts this connection prepared (its guess, when direct)
-    bool pooled_ = false;  // behind a pooler: bind first, other clients may have prepared a statement
+    statement_guess guess_;  // where this connection's statements live (postgres_prepared.hpp)
+    bool pooled_ = false;    // the probe found a pooler
 };
 
 }  // namespace shedlock::providers::detail

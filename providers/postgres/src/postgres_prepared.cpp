@@ -1,5 +1,5 @@
-// Statements named after their text (postgres_prepared.hpp): the name, the rows of a result, and
-// the blocking course Bind -> (Parse+Bind in one pipeline) -> Bind.
+// Statements named after their text (postgres_prepared.hpp): the name, the course after an
+// error (course_after), the rows of a result, and the blocking course itself.
 #include "postgres_prepared.hpp"
 
 #include <pqxx/except>
@@ -44,10 +44,10 @@ result_ptr bind_and_execute(PGconn* conn, const std::string& name, const std::ve
 }
 
 /// Reads a pipeline's results up to its Sync and leaves pipeline mode: the error of its first
-/// failed step (Parse's, when the others were skipped), or the last step's result.
-result_ptr pipeline_outcome(PGconn* conn) {
+/// failed step (the others were skipped), or the last step's result.
+result_ptr pipeline_outcome(PGconn* conn, int steps) {
     result_ptr error, last;
-    for (int empty = 0; empty < 3;) {  // two steps, each ended by a null; the Sync's result after
+    for (int empty = 0; empty <= steps;) {  // each step ended by a null; the Sync's result after
         result_ptr r(PQgetResult(conn));
         if (!r) {
             if (PQstatus(conn) == CONNECTION_BAD) break;
@@ -70,19 +70,22 @@ result_ptr pipeline_outcome(PGconn* conn) {
     return last;
 }
 
-/// Parse, Bind and Execute in one pipeline with one Sync: one round trip, on one server
-/// connection even behind a transaction pooler (it switches only after the Sync's answer).
+/// (DEALLOCATE,) Parse, Bind and Execute in one pipeline with one Sync: one round trip, on one
+/// server connection even behind a transaction pooler (it switches only after the Sync's answer).
 result_ptr parse_bind_and_execute(PGconn* conn, const std::string& name, const std::string& sql,
-                                  const std::vector<const char*>& values) {
+                                  const std::vector<const char*>& values, bool deallocate_first) {
     const int n = static_cast<int>(values.size());
-    if (!PQenterPipelineMode(conn) || !PQsendPrepare(conn, name.c_str(), sql.c_str(), n, nullptr) ||
+    const std::string deallocate = deallocate_statement(name);
+    if (!PQenterPipelineMode(conn) ||
+        (deallocate_first && !PQsendQueryParams(conn, deallocate.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0)) ||
+        !PQsendPrepare(conn, name.c_str(), sql.c_str(), n, nullptr) ||
         !PQsendQueryPrepared(conn, name.c_str(), n, values.data(), nullptr, nullptr, 0) || !PQpipelineSync(conn)) {
         const std::string why = PQerrorMessage(conn);
         while (PQstatus(conn) != CONNECTION_BAD && result_ptr(PQgetResult(conn))) {}
         PQexitPipelineMode(conn);
         throw pqxx::broken_connection(why);
     }
-    return pipeline_outcome(conn);
+    return pipeline_outcome(conn, deallocate_first ? 3 : 2);
 }
 
 }  // namespace
@@ -97,6 +100,25 @@ std::string statement_name_for(std::string_view sql) {
     for (int i = 15; i >= 0; --i, hash >>= 4) hex[i] = "0123456789abcdef"[hash & 0xf];
     hex[16] = '\0';
     return "shedlock_" + std::to_string(sql.size()) + "_" + hex;
+}
+
+std::string deallocate_statement(const std::string& name) { return "DEALLOCATE \"" + name + "\""; }
+
+std::optional<statement_course> course_after(statement_course failed, std::string_view sqlstate) {
+    switch (failed) {
+        case statement_course::bind:
+            if (sqlstate == no_such_statement) return statement_course::parse;
+            if (sqlstate == plan_result_changed) return statement_course::reprepare;
+            return std::nullopt;
+        case statement_course::parse:
+            if (sqlstate == statement_exists) return statement_course::bind;
+            return std::nullopt;
+        case statement_course::reprepare:
+            if (sqlstate == no_such_statement) return statement_course::parse;  // gone meanwhile
+            if (sqlstate == statement_exists) return statement_course::bind;
+            return std::nullopt;
+    }
+    return std::nullopt;
 }
 
 sql::sql_result postgres_rows(const PGresult* r) {
@@ -122,25 +144,47 @@ sql::sql_result postgres_rows(const PGresult* r) {
     return out;
 }
 
+std::optional<statement_course> statement_guess::first_course(std::string_view sql) const {
+    if (pooled_ && lost_in_a_row_ >= misses_before_unnamed) return std::nullopt;
+    if (ran_.count(sql) != 0) return statement_course::bind;
+    if (!pooled_ || parse_new_) return statement_course::parse;
+    return statement_course::bind;
+}
+
+void statement_guess::learn(std::string_view sql, statement_course course, std::string_view sqlstate) {
+    if (course == statement_course::bind && sqlstate == no_such_statement) {
+        if (ran_.count(sql) != 0) ++lost_in_a_row_;
+        parse_new_ = true;
+        return;
+    }
+    if (course != statement_course::bind && sqlstate == statement_exists) {
+        parse_new_ = false;  // the server connection had it: statements outlive their clients
+        return;
+    }
+    if (course == statement_course::bind && sqlstate.empty()) lost_in_a_row_ = 0;
+    ran_.emplace(sql);
+}
+
 sql::sql_result run_prepared_blocking(PGconn* conn, const std::string& sql, const std::vector<std::string>& values,
-                                      bool bind_first) {
+                                      statement_guess& guess) {
     if (!conn) throw pqxx::broken_connection("the connection is closed");
     const std::string name = statement_name_for(sql);
     std::vector<const char*> pointers;
     pointers.reserve(values.size());
     for (const auto& v : values) pointers.push_back(v.c_str());
-    bool parse = !bind_first;
-    for (int attempt = 0; attempt < prepared_statement_attempts; ++attempt) {
-        auto r = parse ? parse_bind_and_execute(conn, name, sql, pointers) : bind_and_execute(conn, name, pointers);
+    auto course = guess.first_course(sql);
+    for (int attempt = 0; course && attempt < prepared_statement_attempts; ++attempt) {
+        auto r = *course == statement_course::bind
+                     ? bind_and_execute(conn, name, pointers)
+                     : parse_bind_and_execute(conn, name, sql, pointers, *course == statement_course::reprepare);
+        const std::string state = is_error(r.get()) ? sqlstate_of(r.get()) : std::string();
+        guess.learn(sql, *course, state);
         if (!is_error(r.get())) return postgres_rows(r.get());
-        const std::string state = sqlstate_of(r.get());
-        // Neither error ran anything: the statement was skipped up to the Sync.
-        if (state == no_such_statement && !parse) { parse = true; continue; }
-        if (state == statement_exists && parse) { parse = false; continue; }
-        throw_refused(conn, r.get(), sql);
+        course = course_after(*course, state);
+        if (!course) throw_refused(conn, r.get(), sql);
     }
-    // The server connections changed under every attempt (a pooler in statement pooling with
-    // many of them): this once, the unnamed statement, which any server connection takes.
+    // The guess says statements do not stay, or the server connections changed under every
+    // attempt (a statement pooler with many of them): the unnamed statement, which any takes.
     result_ptr r(PQexecParams(conn, sql.c_str(), static_cast<int>(pointers.size()), nullptr, pointers.data(), nullptr,
                               nullptr, 0));
     if (!r) throw pqxx::broken_connection(PQerrorMessage(conn));

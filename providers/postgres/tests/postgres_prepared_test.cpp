@@ -20,9 +20,13 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 using namespace shedlock;
 using providers::postgres_options;
 using providers::detail::run_prepared_blocking;
+using providers::detail::statement_course;
+using providers::detail::statement_guess;
 using providers::detail::statement_name_for;
 using Catch::Matchers::Contains;
 
@@ -55,6 +59,14 @@ int prepared_count(PGconn* c, const std::string& name) {
 
 std::string direct_uri() { return test::required_env("SHEDLOCK_TEST_POSTGRES_URI", "providers/postgres/server.sh"); }
 
+/// One call with a guess of its own: `bind_first` starts with Bind (a pooled connection's guess
+/// for a new text), else with Parse+Bind in one pipeline (a direct connection's).
+providers::sql::sql_result run_fresh(PGconn* c, const std::string& sql, const std::vector<std::string>& values,
+                                     bool bind_first) {
+    statement_guess guess(bind_first);
+    return run_prepared_blocking(c, sql, values, guess);
+}
+
 std::string value_of(const providers::sql::sql_result& r) {
     REQUIRE(r.rows.size() == 1);
     REQUIRE(r.rows[0].size() == 1);
@@ -73,21 +85,75 @@ TEST_CASE("postgres prepared: a statement's name is its text's, the same in ever
     CHECK(statement_name_for(std::string(100000, 'x')).size() <= 63);  // PostgreSQL's NAMEDATALEN - 1
 }
 
+TEST_CASE("postgres prepared: the guess of a course learns from what the server answered", "[postgres][prepared][unit]") {
+    SECTION("a direct connection parses a new text and binds one it ran") {
+        statement_guess guess(false);
+        CHECK(guess.first_course("a") == statement_course::parse);
+        guess.learn("a", statement_course::parse, "");
+        CHECK(guess.first_course("a") == statement_course::bind);
+        CHECK(guess.first_course("b") == statement_course::parse);
+    }
+    SECTION("behind a pooler a new text is bound first until a Bind missed, then parsed first") {
+        statement_guess guess(true);
+        CHECK(guess.first_course("a") == statement_course::bind);
+        guess.learn("a", statement_course::bind, "26000");  // a fresh or reset server connection
+        guess.learn("a", statement_course::parse, "");
+        CHECK(guess.first_course("b") == statement_course::parse);
+        guess.learn("b", statement_course::parse, "42P05");  // another client's: they outlive clients
+        CHECK(guess.first_course("c") == statement_course::bind);
+        CHECK(guess.first_course("a") == statement_course::bind);
+    }
+    SECTION("a pooler that loses statements between calls turns the connection to unnamed statements") {
+        statement_guess guess(true);
+        guess.learn("a", statement_course::parse, "");
+        for (int miss = 1; miss < statement_guess::misses_before_unnamed; ++miss) {
+            guess.learn("a", statement_course::bind, "26000");
+            CHECK(guess.first_course("a").has_value());
+        }
+        guess.learn("a", statement_course::bind, "");  // a hit ends the run of misses
+        for (int miss = 1; miss <= statement_guess::misses_before_unnamed; ++miss)
+            guess.learn("a", statement_course::bind, "26000");
+        CHECK_FALSE(guess.first_course("a").has_value());
+        CHECK_FALSE(guess.first_course("z").has_value());
+        statement_guess direct(false);  // never on a server: its misses mean a reconnect
+        direct.learn("a", statement_course::parse, "");
+        for (int miss = 0; miss < 5; ++miss) direct.learn("a", statement_course::bind, "26000");
+        CHECK(direct.first_course("a").has_value());
+    }
+}
+
+TEST_CASE("postgres prepared: statements lost after every call (a reset between transactions) end up unnamed",
+          "[postgres][prepared]") {
+    // What PgBouncer's server_reset_query_always does: DISCARD ALL after each transaction. Each
+    // named call would then miss, parse and plan: after a few the connection runs unnamed.
+    auto c = connect_raw(direct_uri());
+    statement_guess guess(true);
+    const std::string sql = "SELECT $1::bigint + 100 AS added";
+    const std::string name = statement_name_for(sql);
+    for (int call = 0; call < 8; ++call) {
+        CHECK(value_of(run_prepared_blocking(c.get(), sql, {std::to_string(call)}, guess)) == std::to_string(call + 100));
+        PQclear(PQexec(c.get(), "DEALLOCATE ALL"));
+    }
+    CHECK_FALSE(guess.first_course(sql).has_value());
+    CHECK(value_of(run_prepared_blocking(c.get(), sql, {"1"}, guess)) == "101");
+    CHECK(prepared_count(c.get(), name) == 0);  // the last call ran unnamed
+}
+
 TEST_CASE("postgres prepared: both courses run the statement once, on a session with and without the name",
           "[postgres][prepared]") {
     const std::string sql = "SELECT $1::bigint + 40 AS answer";
     const std::string name = statement_name_for(sql);
     SECTION("bind first on a session that lacks it: Parse+Bind in one pipeline, then Bind alone") {
         auto c = connect_raw(direct_uri());
-        CHECK(value_of(run_prepared_blocking(c.get(), sql, {"2"}, true)) == "42");
+        CHECK(value_of(run_fresh(c.get(), sql, {"2"}, true)) == "42");
         CHECK(prepared_count(c.get(), name) == 1);
-        CHECK(value_of(run_prepared_blocking(c.get(), sql, {"3"}, true)) == "43");
+        CHECK(value_of(run_fresh(c.get(), sql, {"3"}, true)) == "43");
         CHECK(prepared_count(c.get(), name) == 1);
     }
     SECTION("parse first on a session that has it (another client's): Bind alone after 42P05") {
         auto c = connect_raw(direct_uri());
-        CHECK(value_of(run_prepared_blocking(c.get(), sql, {"1"}, false)) == "41");
-        CHECK(value_of(run_prepared_blocking(c.get(), sql, {"5"}, false)) == "45");
+        CHECK(value_of(run_fresh(c.get(), sql, {"1"}, false)) == "41");
+        CHECK(value_of(run_fresh(c.get(), sql, {"5"}, false)) == "45");
         CHECK(prepared_count(c.get(), name) == 1);
         CHECK(PQtransactionStatus(c.get()) == PQTRANS_IDLE);
         CHECK(PQpipelineStatus(c.get()) == PQ_PIPELINE_OFF);
@@ -99,10 +165,10 @@ TEST_CASE("postgres prepared: a statement the server refuses keeps its SQLSTATE 
     auto c = connect_raw(direct_uri());
     PQclear(PQexec(c.get(), "CREATE TEMP TABLE prepared_once (n bigint PRIMARY KEY)"));
     const std::string insert = "INSERT INTO prepared_once VALUES ($1::bigint)";
-    CHECK(run_prepared_blocking(c.get(), insert, {"1"}, true).affected_rows == 1);
+    CHECK(run_fresh(c.get(), insert, {"1"}, true).affected_rows == 1);
     for (const bool bind_first : {true, false}) {
         try {
-            (void)run_prepared_blocking(c.get(), insert, {"1"}, bind_first);
+            (void)run_fresh(c.get(), insert, {"1"}, bind_first);
             FAIL("a duplicate key was inserted");
         } catch (const pqxx::sql_error& e) {
             CHECK(e.sqlstate() == "23505");
@@ -111,6 +177,42 @@ TEST_CASE("postgres prepared: a statement the server refuses keeps its SQLSTATE 
     std::unique_ptr<PGresult, decltype(&PQclear)> r(PQexec(c.get(), "SELECT count(*) FROM prepared_once"), &PQclear);
     CHECK(std::string(PQgetvalue(r.get(), 0, 0)) == "1");
     CHECK(PQpipelineStatus(c.get()) == PQ_PIPELINE_OFF);
+}
+
+TEST_CASE("postgres prepared: a table changed under a prepared statement is prepared again, not refused forever",
+          "[postgres][prepared]") {
+    // ALTER COLUMN ... TYPE changes the statement's result type: the server answers every later
+    // Bind of it on that session with 0A000 ("cached plan must not change result type"), and
+    // behind a pooler that session serves every client. The course deallocates and parses again.
+    auto c = connect_raw(direct_uri());
+    PQclear(PQexec(c.get(), "CREATE TEMP TABLE prepared_changed (n integer)"));
+    PQclear(PQexec(c.get(), "INSERT INTO prepared_changed VALUES (7)"));
+    const std::string select = "SELECT n FROM prepared_changed WHERE n = $1::integer";
+    CHECK(value_of(run_fresh(c.get(), select, {"7"}, false)) == "7");
+    PQclear(PQexec(c.get(), "ALTER TABLE prepared_changed ALTER COLUMN n TYPE bigint"));
+    for (const bool bind_first : {true, false}) {
+        INFO("bind first: " << bind_first);
+        CHECK(value_of(run_fresh(c.get(), select, {"7"}, bind_first)) == "7");
+    }
+    CHECK(prepared_count(c.get(), statement_name_for(select)) == 1);
+    CHECK(PQpipelineStatus(c.get()) == PQ_PIPELINE_OFF);
+}
+
+TEST_CASE("postgres prepared: the async driver prepares again after the table changed under a statement",
+          "[postgres][prepared][async]") {
+    namespace pa = test::postgres_async;
+    boost::asio::io_context io;
+    auto connection = pa::connect(io, pa::options());
+    const std::string table = "prepared_changed_" + std::to_string(::getpid());
+    (void)pa::execute(io, *connection, "DROP TABLE IF EXISTS " + table, {});
+    (void)pa::execute(io, *connection, "CREATE TABLE " + table + " (n integer)", {});
+    (void)pa::execute(io, *connection, "INSERT INTO " + table + " VALUES (5)", {});
+    const std::string select = "SELECT n FROM " + table + " WHERE n = $1::integer";
+    CHECK(pa::value_of(pa::execute(io, *connection, select, {std::int64_t{5}})) == "5");
+    (void)pa::execute(io, *connection, "ALTER TABLE " + table + " ALTER COLUMN n TYPE bigint", {});
+    CHECK(pa::value_of(pa::execute(io, *connection, select, {std::int64_t{5}})) == "5");
+    CHECK(pa::value_of(pa::execute(io, *connection, select, {std::int64_t{5}})) == "5");
+    (void)pa::execute(io, *connection, "DROP TABLE " + table, {});
 }
 
 TEST_CASE("postgres prepared: pooler=none behind PgBouncer shares the one server connection without a clash",

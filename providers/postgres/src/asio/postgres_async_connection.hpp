@@ -9,7 +9,6 @@
 #include <shedlock/providers/sql/async_sql_connection.hpp>
 
 #include <chrono>
-#include <set>
 #include <memory>
 #include <string>
 
@@ -21,9 +20,8 @@ struct postgres_session {
     std::string shown;                        // the server as a URI without password
     std::string user;                         // for read_only_primary's ALTER ROLE
     std::chrono::milliseconds answer_within;  // statement_timeout + connect_timeout, as the blocking deadline
-    std::set<std::string, std::less<>> prepared;  // texts this connection prepared (its guess, when direct)
+    statement_guess guess;  // where its statements live (pooled after the probe found a pooler)
     bool broken = false;
-    bool pooled = false;  // behind a pooler (postgres_options::pooler, the probe): bind first
     // A notice said the last commit stopped waiting for the synchronous standby (note_notice).
     bool unconfirmed_commit = false;
 };

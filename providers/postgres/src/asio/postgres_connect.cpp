@@ -153,9 +153,9 @@ private:
                                    if (self->finished_) return;
                                    if (error) return self->fail_probe(error);
                                    try {
-                                       session->pooled =
+                                       session->guess.set_pooled(
                                            pooled_after_probe(self->options_, self->options_sent_,
-                                                              PQbackendPID(self->link_->get()), probe, self->shown_);
+                                                              PQbackendPID(self->link_->get()), probe, self->shown_));
                                    } catch (const storage_error& e) {
                                        return self->fail(e);
                                    }

@@ -37,8 +37,7 @@ public:
         session_->unconfirmed_commit = false;
         if (!values_.empty()) {
             name_ = statement_name_for(sql_);
-            parse_ = !session_->pooled && session_->prepared.count(sql_) == 0;
-            session_->prepared.insert(sql_);  // a Parse that failed is found out by the next Bind (26000)
+            course_ = session_->guess.first_course(sql_);
         }
         send();
     }
@@ -84,14 +83,21 @@ private:
         int ok = 0;
         if (values_.empty()) {
             ok = PQsendQuery(conn(), sql_.c_str());
-        } else if (attempts_ >= prepared_statement_attempts) {
-            // The server connections changed under every attempt (a pooler in statement pooling
-            // with many of them): this once, the unnamed statement, which any of them takes.
+        } else if (!course_ || attempts_ >= prepared_statement_attempts) {
+            // The guess says statements do not stay, or the server connections changed under
+            // every attempt (a statement pooler with many of them): the unnamed statement.
+            course_.reset();
             ok = PQsendQueryParams(conn(), sql_.c_str(), n, nullptr, values.data(), nullptr, nullptr, 0);
-        } else if (parse_) {
-            // One Sync for all three: one server connection even behind a transaction pooler.
+        } else if (*course_ != statement_course::bind) {
+            // One Sync for all: one server connection even behind a transaction pooler.
+            const bool deallocate = *course_ == statement_course::reprepare;
+            const std::string deallocation = deallocate_statement(name_);
             pipeline_ = true;
-            ok = PQenterPipelineMode(conn()) && PQsendPrepare(conn(), name_.c_str(), sql_.c_str(), n, nullptr) &&
+            pipeline_steps_ = deallocate ? 3 : 2;
+            ok = PQenterPipelineMode(conn()) &&
+                 (!deallocate ||
+                  PQsendQueryParams(conn(), deallocation.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0)) &&
+                 PQsendPrepare(conn(), name_.c_str(), sql_.c_str(), n, nullptr) &&
                  PQsendQueryPrepared(conn(), name_.c_str(), n, values.data(), nullptr, nullptr, 0) &&
                  PQpipelineSync(conn());
         } else {
@@ -127,7 +133,7 @@ private:
             if (!r) {
                 // In a pipeline a null ends each step; its Sync's result ends the whole.
                 if (!pipeline_) return results_done();
-                if (++pipeline_nulls_ > 2 || PQstatus(conn()) == CONNECTION_BAD) return fail_connection();
+                if (++pipeline_nulls_ > pipeline_steps_ || PQstatus(conn()) == CONNECTION_BAD) return fail_connection();
                 continue;
             }
             const auto status = PQresultStatus(r.get());
@@ -155,7 +161,9 @@ private:
     }
 
     void results_done() {
-        if (error_ && retried_after(PQresultErrorField(error_.get(), PG_DIAG_SQLSTATE))) return;
+        const char* state = error_ ? PQresultErrorField(error_.get(), PG_DIAG_SQLSTATE) : nullptr;
+        if (course_) session_->guess.learn(sql_, *course_, state ? state : "");
+        if (error_ && retried_after(state)) return;
         if (error_) return fail_refused();
         if (session_->unconfirmed_commit) return fail(std::make_exception_ptr(unconfirmed_commit(session_->shown)));
         sql::sql_result rows;
@@ -170,13 +178,14 @@ private:
         done(nullptr, std::move(rows));
     }
 
-    /// A Bind of a name the server connection lacks (26000), or a Parse of one it has (42P05):
-    /// neither ran anything, so the other course is sent, up to prepared_statement_attempts.
+    /// A Bind of a name the server connection lacks (26000) or whose table changed (0A000), a
+    /// Parse of one it has (42P05): each rolled back, so the next course is sent
+    /// (course_after), up to prepared_statement_attempts, then the unnamed statement.
     bool retried_after(const char* state) {
-        if (!state || attempts_ > prepared_statement_attempts) return false;
-        const bool lacks = !parse_ && state == no_such_statement, has = parse_ && state == statement_exists;
-        if (!lacks && !has) return false;
-        parse_ = lacks;
+        if (!state || !course_) return false;
+        const auto next = course_after(*course_, state);
+        if (!next) return false;
+        course_ = next;
         error_.reset();
         last_.reset();
         send();
@@ -225,9 +234,9 @@ private:
     asio::completion<sql::sql_result> done_;
     boost::asio::steady_timer deadline_;
     std::string name_;  // the prepared statement's, empty for a simple query
-    bool parse_ = false;     // Parse+Bind+Execute in a pipeline (else Bind+Execute of name_)
+    std::optional<statement_course> course_;  // of the named statement sent; none: unnamed or simple
     bool pipeline_ = false;  // in libpq's pipeline mode until its Sync's result
-    int pipeline_nulls_ = 0, attempts_ = 0;
+    int pipeline_steps_ = 0, pipeline_nulls_ = 0, attempts_ = 0;
     bool sent_ = false, finished_ = false;
     pg_result_ptr last_, error_;
 };
