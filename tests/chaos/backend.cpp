@@ -5,8 +5,10 @@
 
 #include <shedlock/provider_uri.hpp>
 
+#include <chrono>
 #include <cstdlib>
 #include <stdexcept>
+#include <thread>
 
 namespace shedlock::chaos {
 namespace {
@@ -72,6 +74,44 @@ backend_setup sql_server_backend(const std::string& backend, const std::string& 
     return b;
 }
 
+/// Runs `shedlock locks -p uri` until it succeeds, for at most 30 s: after the server behind it
+/// came back, PgBouncer refuses new clients until its next server login, server_login_retry
+/// (15 s by default) after the one that failed while the server was down.
+void wait_until_serving(const std::string& cli, const std::string& uri) {
+    const std::string line = "'" + cli + "' locks -p '" + uri + "' </dev/null >/dev/null 2>&1";
+    for (int tries = 0; tries < 150; ++tries) {
+        if (std::system(line.c_str()) == 0) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    throw std::runtime_error("PgBouncer did not serve " + uri.substr(uri.find('@') + 1) + " within 30 s of the server's return");
+}
+
+/// The PostgreSQL lanes through PgBouncer's transaction pooling (server.sh starts it beside the
+/// test server, default settings). The workers' proxy stands between them and PgBouncer
+/// (latency, black holes, resets of client connections); a "restart" halts and resumes the
+/// PostgreSQL server behind it: PgBouncer stays up, its server connections break, and the new
+/// ones lack every prepared statement (named after its text: bound first, then prepared again).
+/// The restart ends when PgBouncer serves again (server_login_retry after the server's return).
+backend_setup postgres_pgbouncer_backend(const std::string& run_id, const std::string& cli) {
+    const std::string direct = required_env("SHEDLOCK_TEST_POSTGRES_URI", "postgres");
+    const std::string pooled = required_env("SHEDLOCK_TEST_PGBOUNCER_TRANSACTION_URI", "postgres");
+    const provider_uri server = parse_provider_uri(direct), pooler = parse_provider_uri(pooled);
+    const int server_port = server.port.value_or(0);
+    backend_setup b;
+    const std::string uri = with_query(pooled, "table=chaos_locks&connect_timeout=2s&statement_timeout=3s");
+    auto resume = script_action("SHEDLOCK_TEST_POSTGRES", "postgres", "SHEDLOCK_POSTGRES_PORT", server_port, "resume");
+    b.servers.push_back(
+        {"postgres-behind-pgbouncer", pooler.host, pooler.port.value_or(0),
+         script_action("SHEDLOCK_TEST_POSTGRES", "postgres", "SHEDLOCK_POSTGRES_PORT", server_port, "halt"),
+         [resume, cli, uri] {
+             resume();
+             wait_until_serving(cli, uri);
+         }});
+    b.lanes.push_back({"client_time", "chaos-ct-" + run_id, uri, true, false, 0, client_skew_ms});
+    b.lanes.push_back({"db_time", "chaos-db-" + run_id, with_query(uri, "use_db_time=true"), false, false, 0, db_skew_ms});
+    return b;
+}
+
 backend_setup redis_backend(const std::string& work_dir, const std::string& run_id) {
     const std::string base = required_env("SHEDLOCK_TEST_REDIS_URI", "redis");
     backend_setup b;
@@ -114,10 +154,12 @@ backend_setup postgres_failover_backend(const std::string& work_dir, const std::
 
 }  // namespace
 
-backend_setup make_backend(const std::string& backend, const std::string& work_dir, const std::string& run_id) {
+backend_setup make_backend(const std::string& backend, const std::string& work_dir, const std::string& run_id,
+                           const std::string& cli) {
     if (backend == "sqlite") return sqlite_backend(work_dir, run_id);
     if (backend == "postgres" || backend == "mysql") return sql_server_backend(backend, run_id);
     if (backend == "redis") return redis_backend(work_dir, run_id);
+    if (backend == "postgres_pgbouncer") return postgres_pgbouncer_backend(run_id, cli);
 #ifdef SHEDLOCK_CHAOS_POSTGRES_PAIR
     if (backend == "postgres_failover" || backend == "postgres_failover_sync")
         return postgres_failover_backend(work_dir, run_id, backend == "postgres_failover_sync");

@@ -41,7 +41,9 @@ struct backend_setup {
 /// _SCRIPT (set by providers/<backend>/server.sh start); Redis also gets a Redis with persistence
 /// (appendonly, fsync always) that this run starts itself in work_dir. Throws
 /// std::runtime_error naming what is missing.
-backend_setup make_backend(const std::string& backend, const std::string& work_dir, const std::string& run_id);
+/// `cli`: the shedlock binary (a backend may use it to wait for its server, postgres_pgbouncer).
+backend_setup make_backend(const std::string& backend, const std::string& work_dir, const std::string& run_id,
+                           const std::string& cli);
 
 /// `uri` with its "host:port" replaced by 127.0.0.1:new_port.
 std::string redirect_uri(const std::string& uri, const server_handle& server, int new_port);

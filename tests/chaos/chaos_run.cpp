@@ -70,7 +70,7 @@ void run_for(const run_options& options, worker_shared& shared, fault_injector& 
 
 run_outcome run_chaos(const run_options& options) {
     run_outcome out;
-    backend_setup setup = make_backend(options.backend, options.work_dir, make_run_id());
+    backend_setup setup = make_backend(options.backend, options.work_dir, make_run_id(), options.cli_path);
     std::vector<std::unique_ptr<tcp_proxy>> proxies;
     for (const auto& server : setup.servers) proxies.push_back(std::make_unique<tcp_proxy>(server.port));
     for (auto& where : setup.lanes)

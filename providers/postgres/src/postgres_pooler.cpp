@@ -69,10 +69,19 @@ bool pooled_after_probe(const postgres_options& options, bool options_sent, int 
 
 storage_error probe_failure(const storage_error& failure, const std::string& shown) {
     if (failure.advice() != retry_advice::in_doubt) return failure;
+    // The failure's own words, without the parts this provider added that the probe contradicts
+    // (the server named again; "may have been applied"): e.g. PgBouncer's "server login has
+    // been failing, try again later (server_login_retry)" after the server restarted.
+    std::string why = failure.what();
+    const std::string prefix = "PostgreSQL " + shown + ": ", doubt = std::string("; ") + may_have_been_applied;
+    if (why.rfind(prefix, 0) == 0) why.erase(0, prefix.size());
+    if (why.size() >= doubt.size() && why.compare(why.size() - doubt.size(), doubt.size(), doubt) == 0)
+        why.resize(why.size() - doubt.size());
     return storage_error(failure.category(), retry_advice::safe,
                          "PostgreSQL " + shown + ": the connection probe (" + pooler_probe_sql +
-                             ") got no answer; nothing was written. Is the server stopped or overloaded, or a "
-                             "pooler's pool full (PgBouncer: pool_size, query_wait_timeout)?");
+                             ") failed; nothing was written: " + why +
+                             ". Is the server stopped or overloaded, or a pooler's pool full or its logins to the "
+                             "server failing (PgBouncer: pool_size, query_wait_timeout, server_login_retry)?");
 }
 
 }  // namespace shedlock::providers::detail

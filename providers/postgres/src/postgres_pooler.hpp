@@ -33,7 +33,8 @@ bool pooled_after_probe(const postgres_options& options, bool options_sent, int 
                         const sql::sql_result& probe, const std::string& shown);
 
 /// `failure` of the probe as the connect's error: the probe writes nothing, so a lost answer is
-/// safe to retry, not in doubt (and says that a pooler's pool may be full).
+/// safe to retry, not in doubt; the failure's own words are kept, with the pooler's usual causes
+/// (a full pool, logins to the server failing).
 storage_error probe_failure(const storage_error& failure, const std::string& shown);
 
 }  // namespace shedlock::providers::detail

@@ -193,6 +193,22 @@ TEST_CASE("postgres pooler: the topology names the pooler and warns of statement
     CHECK_THAT(direct_text, Contains("[ok] pooler: none detected") && !Contains("statement_timeout"));
 }
 
+TEST_CASE("postgres pooler: a failed probe keeps the pooler's own words, safe to retry", "[postgres][pooler][unit]") {
+    // Seen in chaos_postgres_pgbouncer: after the server behind PgBouncer restarted, PgBouncer
+    // refused new clients for server_login_retry, and the probe's error said only "got no answer".
+    const std::string shown = "postgresql://app:***@db:6432/x";
+    const storage_error lost(storage_category::unavailable, retry_advice::in_doubt,
+                             "PostgreSQL " + shown + ": ERROR:  pooler error: server login has been failing, try again "
+                             "later (server_login_retry) [SQLSTATE 08P01]; " + may_have_been_applied);
+    const auto e = providers::detail::probe_failure(lost, shown);
+    CHECK(e.advice() == retry_advice::safe);
+    CHECK(e.category() == storage_category::unavailable);
+    CHECK_THAT(e.what(), Contains("server login has been failing") && Contains("nothing was written") &&
+                             Contains("server_login_retry)?") && !Contains(may_have_been_applied));
+    const storage_error refused(storage_category::misconfigured, retry_advice::permanent, "refused as it is");
+    CHECK(std::string(providers::detail::probe_failure(refused, shown).what()) == "refused as it is");
+}
+
 TEST_CASE("postgres pooler: a bad pooler= value names it and the choices", "[postgres][pooler][unit]") {
     try {
         (void)options_of("postgresql://app@db/x", "&pooler=pgpool");
