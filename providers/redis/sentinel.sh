@@ -7,6 +7,9 @@
 #   sentinel.sh stop DIR     -> stop every process whose PID file is in DIR
 #   sentinel.sh with CMD...  -> start in a fresh temporary DIR, run CMD with the variables set,
 #                               stop, and exit with CMD's status (the ctest entry uses this)
+#   sentinel.sh fail_over DIR -> kill -9 the node the sentinels name as primary, wait until they
+#                               name the other one (the chaos suite's "restart" fault)
+#   sentinel.sh rejoin DIR    -> start the killed node again as a replica of the new primary
 #
 # Ports (SHEDLOCK_SENTINEL_BASE, default 0: primary 63810, replica 63811, sentinels 26380-26382;
 # base N adds N to each, so a second topology can run beside). With SHEDLOCK_SENTINEL_RELAY_PORT
@@ -95,7 +98,43 @@ if [ "$cmd" = with ]; then
   exit "$status"
 fi
 
+current_primary_port() {  # as the first sentinel that answers says
+  local port
+  for p in "${sentinel_ports[@]}"; do
+    port="$(cli "$p" "$sentinel_password" SENTINEL GET-MASTER-ADDR-BY-NAME "$master" 2>/dev/null | sed -n 2p)"
+    [ -n "$port" ] && { echo "$port"; return 0; }
+  done
+  return 1
+}
+
+node_on() {  # PORT: primary or replica (the node started on that port)
+  [ "$1" = "$primary_port" ] && echo primary || echo replica
+}
+
 case "$cmd" in
+  fail_over)
+    port="$(current_primary_port)" || { echo "redis/sentinel.sh: no sentinel names a primary" >&2; exit 1; }
+    node="$(node_on "$port")"
+    kill -KILL "$(cat "$dir/$node.pid")" 2>/dev/null || true
+    rm -f "$dir/$node.pid"
+    echo "$node" >"$dir/down"
+    for _ in $(seq 1 300); do
+      now="$(current_primary_port || true)"
+      if [ -n "$now" ] && [ "$now" != "$port" ]; then exit 0; fi
+      sleep 0.1
+    done
+    echo "redis/sentinel.sh: the sentinels did not promote a replica within 30 s of killing the primary on $port" >&2
+    exit 1
+    ;;
+  rejoin)
+    [ -f "$dir/down" ] || exit 0
+    node="$(cat "$dir/down")"
+    port="$primary_port"; [ "$node" = replica ] && port="$replica_port"
+    now="$(current_primary_port)" || { echo "redis/sentinel.sh: no sentinel names a primary" >&2; exit 1; }
+    run_node "$node" "$port" --replicaof 127.0.0.1 "$now" --replica-announce-ip 127.0.0.1
+    wait_for "replication of $node" "$dir/$node.pid" sh -c "REDISCLI_AUTH=$password redis-cli -h 127.0.0.1 -p $port --no-auth-warning info replication | grep -q 'master_link_status:up'"
+    rm -f "$dir/down"
+    ;;
   start)
     mkdir -p "$dir"
     run_node primary "$primary_port"

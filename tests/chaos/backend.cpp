@@ -2,6 +2,7 @@
 
 #include "own_postgres_pair.hpp"
 #include "own_redis.hpp"
+#include "own_redis_sentinel.hpp"
 
 #include <shedlock/provider_uri.hpp>
 
@@ -125,6 +126,28 @@ backend_setup redis_backend(const std::string& work_dir, const std::string& run_
     return b;
 }
 
+#ifdef SHEDLOCK_CHAOS_SENTINEL
+/// A Redis primary, replica and three sentinels of the run's own (ports 64210/64211 and
+/// 26780-26782: above the ephemeral range, apart from the Sentinel tests' own), two lanes on one
+/// redis-sentinel:// URI. Its "restart" is a failover (the primary killed, the sentinels promote
+/// the replica, the killed node rejoins as a replica). Without wait_replicas an acquisition the
+/// replica had not received is lost in a failover: the lane's overlaps across one are excused
+/// (volatile_store); with wait_replicas=1 an acquisition counts only once the replica has it, so
+/// that lane must have none.
+backend_setup redis_sentinel_backend(const std::string& work_dir, const std::string& run_id) {
+    auto topology = std::make_shared<own_redis_sentinel>(SHEDLOCK_CHAOS_SENTINEL, work_dir + "/redis-sentinel", 400);
+    backend_setup b;
+    b.servers.push_back({"redis-sentinel", "127.0.0.1", topology->first_sentinel_port(),
+                         [topology] { topology->fail_over(); }, [topology] { topology->rejoin(); }});
+    b.owned.push_back(topology);
+    const std::string base = topology->uri("prefix=chaos");
+    b.lanes.push_back({"no_wait", "chaos-sn-" + run_id, base, false, true, 0, db_skew_ms});
+    b.lanes.push_back({"wait_replicas", "chaos-sw-" + run_id, with_query(base, "wait_replicas=1"), false, false, 0,
+                       db_skew_ms});
+    return b;
+}
+#endif
+
 /// A primary and a streaming replica of the run's own (free loopback ports, as own_redis: fixed
 /// ones lie in the ephemeral range, where a client connection may hold one as its local port), one lane whose workers name both in one multi-host URI. Its "restart" is
 /// a failover. Asynchronous replication may lose acquisitions in a failover: the lane's
@@ -160,6 +183,9 @@ backend_setup make_backend(const std::string& backend, const std::string& work_d
     if (backend == "postgres" || backend == "mysql") return sql_server_backend(backend, run_id);
     if (backend == "redis") return redis_backend(work_dir, run_id);
     if (backend == "postgres_pgbouncer") return postgres_pgbouncer_backend(run_id, cli);
+#ifdef SHEDLOCK_CHAOS_SENTINEL
+    if (backend == "redis_sentinel") return redis_sentinel_backend(work_dir, run_id);
+#endif
 #ifdef SHEDLOCK_CHAOS_POSTGRES_PAIR
     if (backend == "postgres_failover" || backend == "postgres_failover_sync")
         return postgres_failover_backend(work_dir, run_id, backend == "postgres_failover_sync");

@@ -1,0 +1,33 @@
+#pragma once
+// A Redis primary, replica and three sentinels the chaos run starts itself
+// (providers/redis/sentinel.sh, on ports of its own), for the Sentinel lanes: a "restart" of it is
+// a failover (the node the sentinels name as primary killed, the replica promoted by them), its
+// resume the killed node started again as the new primary's replica.
+
+#include <string>
+
+namespace shedlock::chaos {
+
+class own_redis_sentinel {
+public:
+    /// Starts all five with their files in `dir`; `port_base`: sentinel.sh's SHEDLOCK_SENTINEL_BASE
+    /// (data nodes on 63810 + base and 63811 + base, sentinels on 26380-26382 + base).
+    own_redis_sentinel(std::string script, std::string dir, int port_base);
+    ~own_redis_sentinel();  ///< stops all five (by PID)
+    own_redis_sentinel(const own_redis_sentinel&) = delete;
+    own_redis_sentinel& operator=(const own_redis_sentinel&) = delete;
+
+    /// The redis-sentinel:// URI of the three sentinels (passwords included: for the workers).
+    std::string uri(const std::string& query) const;
+    int first_sentinel_port() const noexcept { return 26380 + base_; }
+    void fail_over();  ///< SIGKILL the primary; returns once the sentinels name the other node
+    void rejoin();     ///< the killed node replicates from the new primary again
+
+private:
+    void run(const std::string& command) const;
+
+    std::string script_, dir_;
+    int base_;
+};
+
+}  // namespace shedlock::chaos
