@@ -5,14 +5,17 @@
 #   cluster.sh start DIR   -> start the nodes, create the cluster, wait for cluster_state:ok,
 #                             print `export ...` lines
 #   cluster.sh stop DIR    -> stop every node by the PIDs in DIR/node-*/pid
+#   cluster.sh fail_over DIR KEY -> kill -9 the primary of KEY's slot, wait until its replica serves
+#                             the slot (the chaos suite's "restart" fault)
+#   cluster.sh rejoin DIR  -> start the killed node again (it rejoins as a replica), wait for all six
 #
 # Ports: $SHEDLOCK_REDIS_CLUSTER_PORT (63820) and the five after it; their cluster buses 10000 below
 # (the default, 10000 above, would pass 65535). Persistence stays on (RDB
 # and AOF, fsync every second) as a production cluster's would; a small cluster-node-timeout
 # makes failovers take about a second.
 set -euo pipefail
-cmd="${1:?usage: cluster.sh start|stop DIR}"
-dir="${2:?usage: cluster.sh start|stop DIR}"
+cmd="${1:?usage: cluster.sh start|stop|fail_over|rejoin DIR [KEY]}"
+dir="${2:?usage: cluster.sh start|stop|fail_over|rejoin DIR [KEY]}"
 base="${SHEDLOCK_REDIS_CLUSTER_PORT:-63820}"
 password="shedlock-test-pw"
 server="$(command -v redis-server || echo /usr/bin/redis-server)"
@@ -82,7 +85,54 @@ stop_node() {
   rm -f "$pidfile"
 }
 
+owner_of_slot() {  # ASKED_PORT SLOT: the port of the primary serving SLOT, as that node sees it
+  cli -p "$1" cluster nodes 2>/dev/null | awk -v slot="$2" '
+    $3 ~ /master/ && $3 !~ /fail/ {
+      for (i = 9; i <= NF; i++) {
+        n = split($i, r, "-"); lo = r[1]; hi = (n == 2 ? r[2] : r[1])
+        if ($i !~ /^\[/ && slot + 0 >= lo + 0 && slot + 0 <= hi + 0) { split($2, a, "[:@]"); print a[2]; exit }
+      }
+    }'
+}
+
+live_port() {  # any node that answers, but not $1
+  for p in $(seq "$base" $((base + 5))); do
+    [ "$p" != "$1" ] && cli -p "$p" ping 2>/dev/null | grep -q PONG && { echo "$p"; return 0; }
+  done
+  return 1
+}
+
 case "$cmd" in
+  fail_over)
+    key="${3:?usage: cluster.sh fail_over DIR KEY}"
+    asked="$(live_port none)" || { echo "redis/cluster.sh: no node answers" >&2; exit 1; }
+    slot="$(cli -p "$asked" cluster keyslot "$key")"
+    port="$(owner_of_slot "$asked" "$slot")"
+    [ -n "$port" ] || { echo "redis/cluster.sh: no primary serves slot $slot" >&2; exit 1; }
+    kill -KILL "$(cat "$dir/node-$port/pid")" 2>/dev/null || true
+    rm -f "$dir/node-$port/pid"
+    echo "$port" >"$dir/down"
+    for _ in $(seq 1 300); do
+      asked="$(live_port "$port" || true)"
+      if [ -n "$asked" ]; then
+        now="$(owner_of_slot "$asked" "$slot")"
+        if [ -n "$now" ] && [ "$now" != "$port" ] && cli -p "$now" cluster info 2>/dev/null | grep -q 'cluster_state:ok'; then
+          exit 0
+        fi
+      fi
+      sleep 0.1
+    done
+    echo "redis/cluster.sh: no replica took slot $slot over within 30 s of killing its primary on $port" >&2
+    exit 1
+    ;;
+  rejoin)
+    [ -f "$dir/down" ] || exit 0
+    port="$(cat "$dir/down")"
+    start_node "$port"
+    wait_ping "$port"
+    wait_cluster_ok
+    rm -f "$dir/down"
+    ;;
   start)
     mkdir -p "$dir"
     nodes=()

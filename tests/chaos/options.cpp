@@ -9,13 +9,16 @@
 namespace shedlock::chaos {
 namespace {
 
-const char* const usage = R"(usage: chaos_suite --backend sqlite|postgres|mysql|redis|postgres_pgbouncer|redis_sentinel|postgres_failover[_sync] [options]
+const char* const usage = R"(usage: chaos_suite --backend sqlite|postgres|mysql|redis|postgres_pgbouncer|redis_sentinel|redis_cluster|
+                          postgres_failover[_sync] [options]
   postgres_failover[_sync]: a primary + streaming replica of the run's own (async, or sync:
                      remote_apply) behind one multi-host URI; its "restart" fault is a failover
   postgres_pgbouncer: the test server through its transaction-pooling PgBouncer
                      (SHEDLOCK_TEST_PGBOUNCER_TRANSACTION_URI); "restart" is the server's
   redis_sentinel:    a primary, replica and three sentinels of the run's own; "restart" is a
                      failover (lanes no_wait and wait_replicas)
+  redis_cluster:     a 3-primary cluster of the run's own; "restart" fails over the primary of
+                     one lane's key (lanes no_wait and wait_replicas)
   --seconds N        run the workers N seconds (default 60)
   --soak             run 4 hours (unless --seconds is given too)
   --workers N        concurrent `shedlock run` loops (default 6)
@@ -111,10 +114,10 @@ run_options parse_options(int argc, char** argv) {
         if (soak && !seconds_given) o.seconds = 4 * 3600;
         static const std::set<std::string> backends{"sqlite",           "postgres",          "mysql", "redis",
                                                     "postgres_failover", "postgres_failover_sync", "postgres_pgbouncer",
-                                                    "redis_sentinel"};
+                                                    "redis_sentinel", "redis_cluster"};
         if (!backends.count(o.backend))
             throw std::invalid_argument("--backend must be sqlite, postgres, mysql, redis, postgres_pgbouncer, "
-                                        "redis_sentinel, postgres_failover or postgres_failover_sync");
+                                        "redis_sentinel, redis_cluster, postgres_failover or postgres_failover_sync");
         if (o.clock_rate < 0 || o.clock_rate > 1 || o.keep_alive_rate < 0 || o.keep_alive_rate > 1)
             throw std::invalid_argument("--clock-rate and --keep-alive-rate must be 0..1");
         if (o.seconds < 1 || o.workers < 1 || o.workers > 64 || o.at_most.count() < 200)

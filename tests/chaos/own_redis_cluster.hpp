@@ -1,0 +1,36 @@
+#pragma once
+// A Redis Cluster the chaos run starts itself (providers/redis/cluster.sh: 3 primaries, 3
+// replicas, on ports of its own), for the Cluster lanes: a "restart" of it is a failover of the
+// primary serving one lane's lock key (killed; its replica promoted by the cluster), its resume
+// the killed node started again (it rejoins as a replica).
+
+#include <string>
+#include <vector>
+
+namespace shedlock::chaos {
+
+class own_redis_cluster {
+public:
+    /// Starts the six nodes with their files in `dir`, on `first_port` and the five after it.
+    /// `keys`: the lanes' lock keys; each failover takes the next one's primary, in turn.
+    own_redis_cluster(std::string script, std::string dir, int first_port, std::vector<std::string> keys);
+    ~own_redis_cluster();  ///< stops all six (by PID)
+    own_redis_cluster(const own_redis_cluster&) = delete;
+    own_redis_cluster& operator=(const own_redis_cluster&) = delete;
+
+    /// The redis-cluster:// URI of every node as a seed (password included: for the workers).
+    std::string uri(const std::string& query) const;
+    int first_port() const noexcept { return first_port_; }
+    void fail_over();  ///< SIGKILL the primary of the next key's slot; returns once its replica serves it
+    void rejoin();     ///< the killed node back, as a replica
+
+private:
+    void run(const std::string& command, const std::string& argument = "") const;
+
+    std::string script_, dir_;
+    int first_port_;
+    std::vector<std::string> keys_;
+    std::size_t next_key_ = 0;
+};
+
+}  // namespace shedlock::chaos
