@@ -148,14 +148,15 @@ backend_setup redis_sentinel_backend(const std::string& work_dir, const std::str
     return b;
 }
 
-/// A Redis Cluster of the run's own (3 primaries, 3 replicas on 63920-63925, buses 10000 below:
-/// apart from the Cluster tests' 63820), two lanes on one redis-cluster:// URI. Its "restart" is
+/// A Redis Cluster of the run's own (3 primaries, 3 replicas on 31920-31925, buses 10000 below:
+/// both below the ephemeral range, where a client connection can hold a port, and apart from the
+/// Cluster tests' 63820), two lanes on one redis-cluster:// URI. Its "restart" is
 /// a failover of the primary serving one lane's lock key (the lanes' in turn). As with Sentinel:
 /// without wait_replicas overlaps across a failover are excused (an acquisition the replica had
 /// not received is lost); with wait_replicas=1 there must be none.
 backend_setup redis_cluster_backend(const std::string& work_dir, const std::string& run_id) {
     const std::string no_wait = "chaos-cn-" + run_id, wait = "chaos-cw-" + run_id;
-    auto cluster = std::make_shared<own_redis_cluster>(SHEDLOCK_CHAOS_CLUSTER, work_dir + "/redis-cluster", 63920,
+    auto cluster = std::make_shared<own_redis_cluster>(SHEDLOCK_CHAOS_CLUSTER, work_dir + "/redis-cluster", 31920,
                                                        std::vector<std::string>{"chaos:{" + no_wait + "}",
                                                                                 "chaos:{" + wait + "}"});
     backend_setup b;
