@@ -16,7 +16,17 @@ own_postgres_pair::own_postgres_pair(std::string script, std::string dir, bool s
     if (!delay_proxy.empty())
         arguments += " '" + delay_proxy + "' " + std::to_string(relay_ports.first) + " " +
                      std::to_string(relay_ports.second) + " " + std::to_string(lag.count());
-    run("start", arguments);
+    try {
+        run("start", arguments);
+    } catch (...) {
+        // A start that failed half-way leaves nodes running, and no destructor will stop them:
+        // they would hold their ports (and make connections) for every later test.
+        try {
+            run("stop");
+        } catch (...) {
+        }
+        throw;
+    }
 }
 
 own_postgres_pair::~own_postgres_pair() {

@@ -10,7 +10,17 @@ own_redis_cluster::own_redis_cluster(std::string script, std::string dir, int fi
     : script_(std::move(script)), dir_(std::move(dir)), first_port_(first_port), keys_(std::move(keys)) {
     if (keys_.empty()) throw std::invalid_argument("own_redis_cluster: no lock key to fail over");
     std::filesystem::create_directories(dir_);
-    run("start");
+    try {
+        run("start");
+    } catch (...) {
+        // A start that failed half-way leaves nodes running, and no destructor will stop them:
+        // they would hold their ports (and make connections) for every later test.
+        try {
+            run("stop");
+        } catch (...) {
+        }
+        throw;
+    }
 }
 
 own_redis_cluster::~own_redis_cluster() {

@@ -9,7 +9,17 @@ namespace shedlock::chaos {
 own_redis_sentinel::own_redis_sentinel(std::string script, std::string dir, int port_base)
     : script_(std::move(script)), dir_(std::move(dir)), base_(port_base) {
     std::filesystem::create_directories(dir_);
-    run("start");
+    try {
+        run("start");
+    } catch (...) {
+        // A start that failed half-way leaves nodes running, and no destructor will stop them:
+        // they would hold their ports (and make connections) for every later test.
+        try {
+            run("stop");
+        } catch (...) {
+        }
+        throw;
+    }
 }
 
 own_redis_sentinel::~own_redis_sentinel() {
