@@ -48,6 +48,7 @@ if [ "$set_name" = full ]; then
     dpkg-dev file man-db
     faketime
     prometheus chromium curl procps
+    python3 iproute2  # the test scripts' free_port helper; `ss` in a server script's failed-start report
     $(provider_packages "${all_providers[@]}")
   )
 fi
