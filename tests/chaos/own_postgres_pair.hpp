@@ -3,6 +3,8 @@
 // the failover lanes: a "restart" of this pair is a failover (the primary killed, the replica
 // promoted), its resume the killed node re-cloned as the new primary's replica.
 
+#include "script_topology.hpp"
+
 #include <chrono>
 #include <string>
 #include <utility>
@@ -17,9 +19,6 @@ public:
     /// delayed this long each way; empty `delay_proxy`: streamed directly.
     own_postgres_pair(std::string script, std::string dir, bool synchronous, std::pair<int, int> ports,
                       const std::string& delay_proxy, std::pair<int, int> relay_ports, std::chrono::microseconds lag);
-    ~own_postgres_pair();  ///< stops both (by PID)
-    own_postgres_pair(const own_postgres_pair&) = delete;
-    own_postgres_pair& operator=(const own_postgres_pair&) = delete;
 
     /// The multi-host URI of both nodes (password included: for the workers' command lines).
     std::string uri(const std::string& query) const;
@@ -28,10 +27,8 @@ public:
     void rejoin();     ///< the killed node streams again from the new primary
 
 private:
-    void run(const std::string& command, const std::string& arguments = "") const;
-
-    std::string script_, dir_;
     int port_a_, port_b_;
+    script_topology pair_;  // stops both (by PID) when destroyed
 };
 
 }  // namespace shedlock::chaos

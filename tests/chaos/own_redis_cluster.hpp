@@ -4,6 +4,8 @@
 // primary serving one lane's lock key (killed; its replica promoted by the cluster), its resume
 // the killed node started again (it rejoins as a replica).
 
+#include "script_topology.hpp"
+
 #include <string>
 #include <vector>
 
@@ -14,9 +16,6 @@ public:
     /// Starts the six nodes with their files in `dir`, on `first_port` and the five after it.
     /// `keys`: the lanes' lock keys; each failover takes the next one's primary, in turn.
     own_redis_cluster(std::string script, std::string dir, int first_port, std::vector<std::string> keys);
-    ~own_redis_cluster();  ///< stops all six (by PID)
-    own_redis_cluster(const own_redis_cluster&) = delete;
-    own_redis_cluster& operator=(const own_redis_cluster&) = delete;
 
     /// The redis-cluster:// URI of every node as a seed (password included: for the workers).
     std::string uri(const std::string& query) const;
@@ -25,12 +24,10 @@ public:
     void rejoin();     ///< the killed node back, as a replica
 
 private:
-    void run(const std::string& command, const std::string& argument = "") const;
-
-    std::string script_, dir_;
     int first_port_;
     std::vector<std::string> keys_;
     std::size_t next_key_ = 0;
+    script_topology cluster_;  // stops all six (by PID) when destroyed
 };
 
 }  // namespace shedlock::chaos

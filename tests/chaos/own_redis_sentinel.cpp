@@ -1,34 +1,10 @@
 #include "own_redis_sentinel.hpp"
 
-#include <cstdlib>
-#include <filesystem>
-#include <stdexcept>
-
 namespace shedlock::chaos {
 
 own_redis_sentinel::own_redis_sentinel(std::string script, std::string dir, int port_base)
-    : script_(std::move(script)), dir_(std::move(dir)), base_(port_base) {
-    std::filesystem::create_directories(dir_);
-    try {
-        run("start");
-    } catch (...) {
-        // A start that failed half-way leaves nodes running, and no destructor will stop them:
-        // they would hold their ports (and make connections) for every later test.
-        try {
-            run("stop");
-        } catch (...) {
-        }
-        throw;
-    }
-}
-
-own_redis_sentinel::~own_redis_sentinel() {
-    try {
-        run("stop");
-    } catch (const std::exception&) {
-        // The script stops by PID and SIGKILLs what does not stop: nothing more to do here.
-    }
-}
+    : base_(port_base),
+      topology_(std::move(script), std::move(dir), "SHEDLOCK_SENTINEL_BASE=" + std::to_string(port_base), "sentinel.log") {}
 
 std::string own_redis_sentinel::uri(const std::string& query) const {
     std::string hosts;
@@ -36,15 +12,8 @@ std::string own_redis_sentinel::uri(const std::string& query) const {
     return "redis-sentinel://:shedlock-test-pw@" + hosts + "/shedlock-primary?sentinel_password=sentinel-test-pw&" + query;
 }
 
-void own_redis_sentinel::fail_over() { run("fail_over"); }
+void own_redis_sentinel::fail_over() { topology_.run("fail_over"); }
 
-void own_redis_sentinel::rejoin() { run("rejoin"); }
-
-void own_redis_sentinel::run(const std::string& command) const {
-    const std::string line = "SHEDLOCK_SENTINEL_BASE=" + std::to_string(base_) + " '" + script_ + "' " + command + " '" +
-                             dir_ + "' </dev/null >>'" + dir_ + "/sentinel.log' 2>&1";
-    if (std::system(line.c_str()) != 0)
-        throw std::runtime_error("`sentinel.sh " + command + "` failed; see " + dir_ + "/sentinel.log");
-}
+void own_redis_sentinel::rejoin() { topology_.run("rejoin"); }
 
 }  // namespace shedlock::chaos

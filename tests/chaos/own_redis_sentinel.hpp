@@ -4,6 +4,8 @@
 // a failover (the node the sentinels name as primary killed, the replica promoted by them), its
 // resume the killed node started again as the new primary's replica.
 
+#include "script_topology.hpp"
+
 #include <string>
 
 namespace shedlock::chaos {
@@ -13,9 +15,6 @@ public:
     /// Starts all five with their files in `dir`; `port_base`: sentinel.sh's SHEDLOCK_SENTINEL_BASE
     /// (data nodes on 63810 + base and 63811 + base, sentinels on 26380-26382 + base).
     own_redis_sentinel(std::string script, std::string dir, int port_base);
-    ~own_redis_sentinel();  ///< stops all five (by PID)
-    own_redis_sentinel(const own_redis_sentinel&) = delete;
-    own_redis_sentinel& operator=(const own_redis_sentinel&) = delete;
 
     /// The redis-sentinel:// URI of the three sentinels (passwords included: for the workers).
     std::string uri(const std::string& query) const;
@@ -24,10 +23,8 @@ public:
     void rejoin();     ///< the killed node replicates from the new primary again
 
 private:
-    void run(const std::string& command) const;
-
-    std::string script_, dir_;
     int base_;
+    script_topology topology_;  // stops all five (by PID) when destroyed
 };
 
 }  // namespace shedlock::chaos
