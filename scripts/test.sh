@@ -17,24 +17,15 @@ build_dir="build/test"
 servers_dir="$(mktemp -d /tmp/shedlock-servers.XXXXXX)"
 started=()
 
-# The fixed ports of the shared servers and the cluster tests (MariaDB 33069, PostgreSQL 54329
-# and its PgBouncers 54336-54338, the cluster buses 53820-53825) lie in Linux's ephemeral range:
-# any client connection on the machine can hold one as its local port, and a server then cannot
-# bind it (seen twice here: "pgbouncer: bind(): Address already in use" with no listener on the
-# port). As root, reserve them from the kernel's choice of local ports for the run (the
-# machine's own reservation restored on exit); without that right, nothing changes.
-reserved_file=/proc/sys/net/ipv4/ip_local_reserved_ports
-reserved_before="" reserved_set=""
-if [ "$(id -u)" -eq 0 ] && [ -w "$reserved_file" ]; then
-  reserved_before="$(cat "$reserved_file")"
-  echo "${reserved_before:+$reserved_before,}33069,53820-53825,54329,54336-54338" >"$reserved_file" 2>/dev/null &&
-    reserved_set=1
-fi
+# The shared servers' fixed ports (PostgreSQL 64329, its PgBouncers 64336-64338, MariaDB 63306,
+# Redis 63798-63799, the cluster 63820-63825 with buses 61820-61825) lie above Linux's ephemeral
+# range (32768-60999), where no client connection can hold one as its local port: inside it, a
+# server could not bind a port some connection held ("bind(): Address already in use" with no
+# listener, seen in CI). tests/server_ports_test.sh checks the running servers against the range.
 
 stop_servers() {
   for s in "${started[@]}"; do providers/"$s"/server.sh stop "$servers_dir/$s" || true; done
   rm -rf "$servers_dir"
-  if [ -n "$reserved_set" ]; then echo "$reserved_before" >"$reserved_file" 2>/dev/null || true; fi
 }
 trap stop_servers EXIT
 

@@ -10,7 +10,7 @@
 set -euo pipefail
 cmd="${1:?usage: server.sh start|stop|halt|resume DIR}"
 dir="${2:?usage: server.sh start|stop|halt|resume DIR}"
-port="${SHEDLOCK_MARIADB_PORT:-33069}"
+port="${SHEDLOCK_MARIADB_PORT:-63306}"
 # halt/resume run without the start's environment: they use the port that start recorded, so a
 # server started on its own port never comes back on the default one (someone else's).
 [ "$cmd" != start ] && [ -f "$dir/port" ] && port="$(cat "$dir/port")"

@@ -7,7 +7,7 @@
 # The shared test server (started on the default port, or with SHEDLOCK_PGBOUNCER_PORT set)
 # also gets three PgBouncers in front of it (pgbouncer.sh): transaction pooling, session pooling,
 # and transaction pooling told to ignore libpq's options, on SHEDLOCK_PGBOUNCER_PORT (default
-# 54336) and the two ports above it. Servers that tests start for themselves (own port) get none.
+# 64336) and the two ports above it. Servers that tests start for themselves (own port) get none.
 # PostgreSQL refuses to run as root: as root it runs as user `postgres` (DIR is chowned to it).
 # TLS is on (fresh certificates in DIR/tls, see scripts/tls-certs.sh) and optional, so plain
 # connections work as before; role `shedlock_cert` may log in only over TLS with the client
@@ -15,9 +15,9 @@
 set -euo pipefail
 cmd="${1:?usage: server.sh start|stop|halt|resume DIR}"
 dir="${2:?usage: server.sh start|stop|halt|resume DIR}"
-port="${SHEDLOCK_POSTGRES_PORT:-54329}"
+port="${SHEDLOCK_POSTGRES_PORT:-64329}"
 bouncer_port="${SHEDLOCK_PGBOUNCER_PORT:-}"
-[ -z "${SHEDLOCK_POSTGRES_PORT:-}" ] && [ -z "$bouncer_port" ] && bouncer_port=54336
+[ -z "${SHEDLOCK_POSTGRES_PORT:-}" ] && [ -z "$bouncer_port" ] && bouncer_port=64336
 # halt/resume run without the start's environment: they use the port that start recorded, so a
 # server started on its own port never comes back on the default one (someone else's).
 [ "$cmd" != start ] && [ -f "$dir/port" ] && port="$(cat "$dir/port")"

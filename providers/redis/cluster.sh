@@ -9,8 +9,9 @@
 #                             the slot (the chaos suite's "restart" fault)
 #   cluster.sh rejoin DIR  -> start the killed node again (it rejoins as a replica), wait for all six
 #
-# Ports: $SHEDLOCK_REDIS_CLUSTER_PORT (63820) and the five after it; their cluster buses 10000 below
-# (the default, 10000 above, would pass 65535). Persistence stays on (RDB
+# Ports: $SHEDLOCK_REDIS_CLUSTER_PORT (63820) and the five after it; their cluster buses 2000 below
+# (the default, 10000 above, would pass 65535; 10000 below would fall in the ephemeral range, where
+# a client connection can hold a port). Persistence stays on (RDB
 # and AOF, fsync every second) as a production cluster's would; a small cluster-node-timeout
 # makes failovers take about a second.
 set -euo pipefail
@@ -27,7 +28,7 @@ start_node() {
   mkdir -p "$d"
   "$server" --port "$p" --bind 127.0.0.1 --dir "$d" --daemonize no --logfile "$d/log" \
     --cluster-enabled yes --cluster-config-file "$d/nodes.conf" --cluster-node-timeout 1000 \
-    --cluster-port $((p - 10000)) \
+    --cluster-port $((p - 2000)) \
     --appendonly yes --appendfsync everysec --save '3600 1' --repl-diskless-sync-delay 0 \
     --shutdown-on-sigterm now \
     --requirepass "$password" --masterauth "$password" >>"$d/log" 2>&1 &
@@ -136,7 +137,7 @@ case "$cmd" in
   start)
     mkdir -p "$dir"
     nodes=()
-    for p in $(seq "$base" $((base + 5))); do wait_port_free "$p"; wait_port_free $((p - 10000)); done
+    for p in $(seq "$base" $((base + 5))); do wait_port_free "$p"; wait_port_free $((p - 2000)); done
     for p in $(seq "$base" $((base + 5))); do start_node "$p"; nodes+=("127.0.0.1:$p"); done
     for p in $(seq "$base" $((base + 5))); do wait_ping "$p"; done
     cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes >"$dir/create.log" 2>&1 ||

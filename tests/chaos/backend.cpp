@@ -148,7 +148,7 @@ backend_setup redis_sentinel_backend(const std::string& work_dir, const std::str
     return b;
 }
 
-/// A Redis Cluster of the run's own (3 primaries, 3 replicas on 31920-31925, buses 10000 below:
+/// A Redis Cluster of the run's own (3 primaries, 3 replicas on 31920-31925, buses 2000 below:
 /// both below the ephemeral range, where a client connection can hold a port, and apart from the
 /// Cluster tests' 63820), two lanes on one redis-cluster:// URI. Its "restart" is
 /// a failover of the primary serving one lane's lock key (the lanes' in turn). As with Sentinel:

@@ -9,7 +9,7 @@
 #
 # Arguments that start with -- go to every chaos_suite run; the others name backends.
 # Environment: SHEDLOCK_CHAOS_BUILD (default build/chaos: a build configured with
-# -DSHEDLOCK_BUILD_CHAOS=ON), SHEDLOCK_CHAOS_PORT_BASE (default 45000: PostgreSQL on +1, MariaDB
+# -DSHEDLOCK_BUILD_CHAOS=ON), SHEDLOCK_CHAOS_PORT_BASE (default 62000: PostgreSQL on +1, MariaDB
 # on +2, Redis on +3 and its replica on +4).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#backends[@]} -gt 0 ] || backends=(sqlite postgres mysql redis)
 
-base="${SHEDLOCK_CHAOS_PORT_BASE:-45000}"
+base="${SHEDLOCK_CHAOS_PORT_BASE:-62000}"
 export SHEDLOCK_POSTGRES_PORT=$((base + 1)) SHEDLOCK_MARIADB_PORT=$((base + 2))
 export SHEDLOCK_REDIS_PORT=$((base + 3)) SHEDLOCK_REDIS_REPLICA_PORT=$((base + 4))
 work="$(mktemp -d /tmp/shedlock-chaos.XXXXXX)"
