@@ -13,21 +13,25 @@
 # (the default, 10000 above, would pass 65535; 10000 below would fall in the ephemeral range, where
 # a client connection can hold a port). Persistence stays on (RDB
 # and AOF, fsync every second) as a production cluster's would; a small cluster-node-timeout
-# makes failovers take about a second.
+# (1000 ms, or SHEDLOCK_REDIS_CLUSTER_NODE_TIMEOUT) makes failovers take about a second.
 set -euo pipefail
 cmd="${1:?usage: cluster.sh start|stop|fail_over|rejoin DIR [KEY]}"
 dir="${2:?usage: cluster.sh start|stop|fail_over|rejoin DIR [KEY]}"
 base="${SHEDLOCK_REDIS_CLUSTER_PORT:-63820}"
+node_timeout="${SHEDLOCK_REDIS_CLUSTER_NODE_TIMEOUT:-1000}"  # ms; the chaos topology raises it
 password="shedlock-test-pw"
 server="$(command -v redis-server || echo /usr/bin/redis-server)"
 [ -x "$server" ] || { echo "redis/cluster.sh: redis-server not found; run scripts/install-deps.sh" >&2; exit 1; }
 cli() { REDISCLI_AUTH="$password" redis-cli --no-auth-warning "$@"; }
 
+# A node whose process still runs (a rejoin retried after a slow one) is not started twice: the
+# second process would fail to bind, and its PID, recorded over the first's, would orphan it.
 start_node() {
   local p="$1" d="$dir/node-$1"
+  [ -f "$d/pid" ] && kill -0 "$(cat "$d/pid")" 2>/dev/null && return 0
   mkdir -p "$d"
   "$server" --port "$p" --bind 127.0.0.1 --dir "$d" --daemonize no --logfile "$d/log" \
-    --cluster-enabled yes --cluster-config-file "$d/nodes.conf" --cluster-node-timeout 1000 \
+    --cluster-enabled yes --cluster-config-file "$d/nodes.conf" --cluster-node-timeout "$node_timeout" \
     --cluster-port $((p - 2000)) \
     --appendonly yes --appendfsync everysec --save '3600 1' --repl-diskless-sync-delay 0 \
     --shutdown-on-sigterm now \

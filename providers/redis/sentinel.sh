@@ -15,8 +15,10 @@
 # base N adds N to each, so a second topology can run beside). With SHEDLOCK_SENTINEL_RELAY_PORT
 # set, the replica replicates from that port (a bench/delay_proxy in front of the primary, which
 # the failover test freezes); that test also raises SHEDLOCK_SENTINEL_FAILOVER_TIMEOUT (ms), or the
-# sentinels would repoint the replica at the primary itself after it. Small down-after (1000 ms)
-# and failover-timeout (4000 ms): a failover completes in a few seconds. The sentinels rewrite their
+# sentinels would repoint the replica at the primary itself after it. Small down-after (1000 ms,
+# or SHEDLOCK_SENTINEL_DOWN_AFTER ms: the chaos topology raises it, so that a loaded machine does
+# not trip a failover nobody asked for) and failover-timeout (4000 ms): a failover completes in a
+# few seconds. The sentinels rewrite their
 # config files: those live in DIR. Passwords: the data nodes `shedlock-test-pw`, the sentinels
 # `sentinel-test-pw` (their own requirepass).
 set -euo pipefail
@@ -56,13 +58,25 @@ wait_for() {  # WHAT PIDFILE COMMAND...: until the command succeeds (bounded, 20
   exit 1
 }
 
+alive() {  # PIDFILE: its process runs
+  [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null
+}
+
+# A node whose process still runs (a rejoin retried after a slow one) is not started twice: the
+# second process would fail to bind, and its PID, recorded over the first's, would orphan the node
+# that runs. The PID file gets a new process's PID only once it answers.
 run_node() {  # NAME PORT EXTRA...
   local name="$1" p="$2"; shift 2
+  alive "$dir/$name.pid" && return 0
   mkdir -p "$dir/$name"
   "$server" --port "$p" --bind 127.0.0.1 --save '' --appendonly no --daemonize no --dir "$dir/$name" \
     --requirepass "$password" --masterauth "$password" --logfile "$dir/$name.log" "$@" >>"$dir/$name.log" 2>&1 &
-  echo $! >"$dir/$name.pid"
-  wait_for "$name on port $p" "$dir/$name.pid" sh -c "REDISCLI_AUTH=$password redis-cli -h 127.0.0.1 -p $p --no-auth-warning ping | grep -q PONG"
+  echo $! >"$dir/$name.pid.new"
+  if ! (wait_for "$name on port $p" "$dir/$name.pid.new" sh -c "REDISCLI_AUTH=$password redis-cli -h 127.0.0.1 -p $p --no-auth-warning ping | grep -q PONG"); then
+    stop_pid "$dir/$name.pid.new"
+    exit 1
+  fi
+  mv "$dir/$name.pid.new" "$dir/$name.pid"
 }
 
 run_sentinel() {  # INDEX PORT
@@ -76,7 +90,7 @@ logfile $dir/$name.log
 requirepass $sentinel_password
 sentinel monitor $master 127.0.0.1 $primary_port 2
 sentinel auth-pass $master $password
-sentinel down-after-milliseconds $master 1000
+sentinel down-after-milliseconds $master ${SHEDLOCK_SENTINEL_DOWN_AFTER:-1000}
 sentinel failover-timeout $master ${SHEDLOCK_SENTINEL_FAILOVER_TIMEOUT:-4000}
 sentinel parallel-syncs $master 1
 CONF
@@ -107,6 +121,11 @@ current_primary_port() {  # as the first sentinel that answers says
   return 1
 }
 
+rejoined() {  # PORT
+  cli "$1" "$password" info replication | grep -q 'master_link_status:up' ||
+    [ "$(current_primary_port || true)" = "$1" ]
+}
+
 node_on() {  # PORT: primary or replica (the node started on that port)
   [ "$1" = "$primary_port" ] && echo primary || echo replica
 }
@@ -132,7 +151,9 @@ case "$cmd" in
     port="$primary_port"; [ "$node" = replica ] && port="$replica_port"
     now="$(current_primary_port)" || { echo "redis/sentinel.sh: no sentinel names a primary" >&2; exit 1; }
     run_node "$node" "$port" --replicaof 127.0.0.1 "$now" --replica-announce-ip 127.0.0.1
-    wait_for "replication of $node" "$dir/$node.pid" sh -c "REDISCLI_AUTH=$password redis-cli -h 127.0.0.1 -p $port --no-auth-warning info replication | grep -q 'master_link_status:up'"
+    # Back in the topology: a replica with its link up, or the primary, should the sentinels have
+    # failed over to it meanwhile (the node they had promoted went down in turn).
+    wait_for "$node back as a replica or as the sentinels' primary" "$dir/$node.pid" rejoined "$port"
     rm -f "$dir/down"
     ;;
   start)
@@ -151,7 +172,10 @@ case "$cmd" in
     echo "export SHEDLOCK_TEST_SENTINEL_DIR='$dir'"
     ;;
   stop)
-    for name in sentinel0 sentinel1 sentinel2 replica primary; do stop_pid "$dir/$name.pid"; done
+    for name in sentinel0 sentinel1 sentinel2 replica primary; do
+      stop_pid "$dir/$name.pid"
+      stop_pid "$dir/$name.pid.new"  # a node whose start this script did not see through
+    done
     ;;
   *) echo "redis/sentinel.sh: unknown command $cmd" >&2; exit 2 ;;
 esac

@@ -23,11 +23,23 @@ void derive_hold_end(attempt_view& a, const lane& where, std::int64_t at_most_us
     const std::int64_t at_least = ms_to_us(r.plan.at_least_ms);
     const std::int64_t transit = where.client_clock ? 0 : std::max<std::int64_t>(0, a.exit - a.last);
     const std::int64_t release_bound = a.began ? std::max(a.exit, a.begin + at_least + transit) : a.exit + at_least;
+    a.lease_end = lease_bound;
     a.hold_end = a.clean_release ? std::min(release_bound, lease_bound) : lease_bound;
     // A client clock ahead by D writes every lock time D late, the release too: an owner whose
     // lease ran out unnoticed (nobody took over) still sets lock_until = release + D.
     if (where.client_clock && r.plan.clock.offset_ms > 0)
         a.hold_end = (a.clean_release ? release_bound : lease_bound) + ms_to_us(r.plan.clock.offset_ms);
+}
+
+/// A release followed, within its lease, by a failover may have been undone by it (the promoted
+/// replica never had it): the lock may then be held until the lease ends.
+void extend_undone_releases(lane_model& m) {
+    for (auto& a : m.attempts) {
+        if (a.hold_end >= a.lease_end) continue;
+        const auto during = m.faults_during(a.hold_end, a.lease_end);
+        if (std::any_of(during.begin(), during.end(), [](const fault_event* f) { return f->kind == "restart"; }))
+            a.hold_end = a.lease_end;
+    }
 }
 
 void apply_event(attempt_view& a, const journal_event& e, std::int64_t& extend_start) {
@@ -92,6 +104,7 @@ std::vector<lane_model> build_models(const analysis_input& input) {
     for (auto& m : models) {
         std::sort(m.faults.begin(), m.faults.end(), [](auto* a, auto* b) { return a->start_us < b->start_us; });
         for (const fault_event* f : m.faults) m.longest_fault_us = std::max(m.longest_fault_us, f->end_us - f->start_us);
+        if (m.where->failover_undoes_release) extend_undone_releases(m);
     }
     return models;
 }

@@ -24,6 +24,7 @@ struct attempt_view {
     std::int64_t last = 0;       ///< the last journal event: the lock was surely not released before
     bool clean_release = true;   ///< it exited normally, so it released the lock (or tried)
     std::int64_t hold_end = 0;   ///< the latest time the lock may still be held because of it
+    std::int64_t lease_end = 0;  ///< when its lease ran out unless released or extended
     std::vector<std::int64_t> extend_ok_starts;  ///< starts of extensions that reported success
 };
 

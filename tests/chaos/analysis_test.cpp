@@ -160,3 +160,19 @@ TEST_CASE("a command that writes long after its shedlock run was killed outlived
     run.attempts.back().faults.kill_us = 800 * ms;  // it was already committing
     CHECK(count(run.analyze_lane(), "status") == 0);
 }
+
+TEST_CASE("a 75 after a release that a failover undid is no status violation where a failover can undo one",
+          "[chaos]") {
+    fake_run run;
+    // 1 holds 100-200 ms and releases; the primary dies at 300 ms, before its replica had the
+    // release; the promoted replica holds the key until 1's lease ends (2.1 s): 2 is refused.
+    run.holder(1, 0, 100 * ms, 200 * ms, 1);
+    run.faults.push_back({"restart", 300 * ms, 800 * ms, 0, -1});
+    run.attempt(2, 1000 * ms, 1010 * ms, 75);
+    CHECK(count(run.analyze_lane(), "status") == 1);  // a lane where a restart cannot undo it
+    run.lanes.front().failover_undoes_release = true;
+    CHECK(count(run.analyze_lane(), "status") == 0);
+    // Without a failover between the release and the refusal, the refusal is still wrong.
+    run.faults.clear();
+    CHECK(count(run.analyze_lane(), "status") == 1);
+}

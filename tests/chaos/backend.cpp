@@ -142,9 +142,9 @@ backend_setup redis_sentinel_backend(const std::string& work_dir, const std::str
                          [topology] { topology->fail_over(); }, [topology] { topology->rejoin(); }});
     b.owned.push_back(topology);
     const std::string base = topology->uri("prefix=chaos");
-    b.lanes.push_back({"no_wait", "chaos-sn-" + run_id, base, false, true, 0, db_skew_ms});
+    b.lanes.push_back({"no_wait", "chaos-sn-" + run_id, base, false, true, 0, db_skew_ms, true});
     b.lanes.push_back({"wait_replicas", "chaos-sw-" + run_id, with_query(base, "wait_replicas=1"), false, false, 0,
-                       db_skew_ms});
+                       db_skew_ms, true});
     return b;
 }
 
@@ -164,8 +164,8 @@ backend_setup redis_cluster_backend(const std::string& work_dir, const std::stri
                          [cluster] { cluster->rejoin(); }});
     b.owned.push_back(cluster);
     const std::string base = cluster->uri("prefix=chaos");
-    b.lanes.push_back({"no_wait", no_wait, base, false, true, 0, db_skew_ms});
-    b.lanes.push_back({"wait_replicas", wait, with_query(base, "wait_replicas=1"), false, false, 0, db_skew_ms});
+    b.lanes.push_back({"no_wait", no_wait, base, false, true, 0, db_skew_ms, true});
+    b.lanes.push_back({"wait_replicas", wait, with_query(base, "wait_replicas=1"), false, false, 0, db_skew_ms, true});
     return b;
 }
 #endif
@@ -193,7 +193,7 @@ backend_setup postgres_failover_backend(const std::string& work_dir, const std::
     b.owned.push_back(pair);
     const std::string uri = pair->uri("table=chaos_locks&connect_timeout=2s&statement_timeout=3s&use_db_time=true");
     b.lanes.push_back({synchronous ? "failover_sync" : "failover_async", "chaos-fo-" + run_id, uri, false, !synchronous, 0,
-                       db_skew_ms});
+                       db_skew_ms, !synchronous});
     return b;
 }
 

@@ -20,6 +20,10 @@ struct lane {
     bool volatile_store;     ///< a server restart loses the lock keys (Redis without persistence)
     int server;              ///< index into backend_setup::servers; -1: no server (SQLite)
     int skew_ms;             ///< size of this lane's client clock faults
+    /// A failover ("restart") can undo a release: the primary acknowledged it and died before its
+    /// replica had it, so the promoted replica holds the lock until its lease ends (Redis
+    /// Sentinel and Cluster, asynchronous PostgreSQL replication).
+    bool failover_undoes_release = false;
 };
 
 /// A server the injector may restart (halt, wait, resume on the same data).

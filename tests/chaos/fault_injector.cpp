@@ -168,6 +168,15 @@ void fault_injector::continue_due(bool all) {
 void fault_injector::restart_server() {
     const int server = uniform(0, static_cast<int>(setup_.servers.size()) - 1);
     const std::int64_t start = now_us();
+    // Recorded however it ends: a halt that did its work before it failed (a primary killed, a
+    // failover under way) or a resume that never came back still changed what the lanes may see,
+    // and the analysis must know when (it excuses a volatile store's losses across a restart).
+    struct record_on_exit {
+        fault_injector& self;
+        std::int64_t start;
+        int server;
+        ~record_on_exit() { self.record({"restart", start, now_us(), server, -1}); }
+    } recorded{*this, start, server};
     setup_.servers[server].halt();
     tend(ms_to_us(uniform(300, 1500)));
     // A server left down would fail every later test on it: try hard to bring it back.
@@ -180,7 +189,6 @@ void fault_injector::restart_server() {
             tend(1'000'000);
         }
     }
-    record({"restart", start, now_us(), server, -1});
 }
 
 void fault_injector::network(const std::string& kind) {
