@@ -14,6 +14,9 @@
 # a client connection can hold a port). Persistence stays on (RDB
 # and AOF, fsync every second) as a production cluster's would; a small cluster-node-timeout
 # (1000 ms, or SHEDLOCK_REDIS_CLUSTER_NODE_TIMEOUT) makes failovers take about a second.
+# SHEDLOCK_REDIS_CLUSTER_ANNOUNCE_PORTS (six ports, node by node; set for every command): the nodes
+# announce these instead of their own (proxies in front of them, the chaos suite's), so the slot
+# map, redirections and replication go through them; the cluster bus stays direct.
 set -euo pipefail
 cmd="${1:?usage: cluster.sh start|stop|fail_over|rejoin DIR [KEY]}"
 dir="${2:?usage: cluster.sh start|stop|fail_over|rejoin DIR [KEY]}"
@@ -23,6 +26,23 @@ password="shedlock-test-pw"
 server="$(command -v redis-server || echo /usr/bin/redis-server)"
 [ -x "$server" ] || { echo "redis/cluster.sh: redis-server not found; run scripts/install-deps.sh" >&2; exit 1; }
 cli() { REDISCLI_AUTH="$password" redis-cli --no-auth-warning "$@"; }
+read -r -a announce <<<"${SHEDLOCK_REDIS_CLUSTER_ANNOUNCE_PORTS:-}"
+if [ ${#announce[@]} -ne 0 ] && [ ${#announce[@]} -ne 6 ]; then
+  echo "redis/cluster.sh: SHEDLOCK_REDIS_CLUSTER_ANNOUNCE_PORTS='${announce[*]}' names ${#announce[@]} ports; give six, one per node" >&2
+  exit 2
+fi
+
+announce_args() {  # PORT: the options that make node PORT announce its proxy's port
+  [ ${#announce[@]} -eq 0 ] && return 0
+  echo "--cluster-announce-ip 127.0.0.1 --cluster-announce-port ${announce[$(($1 - base))]}" \
+    "--cluster-announce-bus-port $(($1 - 2000))"
+}
+
+own_port() {  # ANNOUNCED: the port of the node that announces it
+  local i
+  for i in "${!announce[@]}"; do [ "${announce[$i]}" = "$1" ] && { echo $((base + i)); return 0; }; done
+  echo "$1"
+}
 
 # A node whose process still runs (a rejoin retried after a slow one) is not started twice: the
 # second process would fail to bind, and its PID, recorded over the first's, would orphan it.
@@ -32,7 +52,7 @@ start_node() {
   mkdir -p "$d"
   "$server" --port "$p" --bind 127.0.0.1 --dir "$d" --daemonize no --logfile "$d/log" \
     --cluster-enabled yes --cluster-config-file "$d/nodes.conf" --cluster-node-timeout "$node_timeout" \
-    --cluster-port $((p - 2000)) \
+    --cluster-port $((p - 2000)) $(announce_args "$p") \
     --appendonly yes --appendfsync everysec --save '3600 1' --repl-diskless-sync-delay 0 \
     --shutdown-on-sigterm now \
     --requirepass "$password" --masterauth "$password" >>"$d/log" 2>&1 &
@@ -90,7 +110,13 @@ stop_node() {
   rm -f "$pidfile"
 }
 
-owner_of_slot() {  # ASKED_PORT SLOT: the port of the primary serving SLOT, as that node sees it
+owner_of_slot() {  # ASKED_PORT SLOT: the (own) port of the primary serving SLOT, as that node sees it
+  local announced
+  announced="$(owner_announced "$@")"
+  if [ -n "$announced" ]; then own_port "$announced"; fi
+}
+
+owner_announced() {  # ASKED_PORT SLOT
   cli -p "$1" cluster nodes 2>/dev/null | awk -v slot="$2" '
     $3 ~ /master/ && $3 !~ /fail/ {
       for (i = 9; i <= NF; i++) {

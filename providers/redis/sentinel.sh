@@ -19,7 +19,9 @@
 # or SHEDLOCK_SENTINEL_DOWN_AFTER ms: the chaos topology raises it, so that a loaded machine does
 # not trip a failover nobody asked for) and failover-timeout (4000 ms): a failover completes in a
 # few seconds. The sentinels rewrite their
-# config files: those live in DIR. Passwords: the data nodes `shedlock-test-pw`, the sentinels
+# config files: those live in DIR. SHEDLOCK_SENTINEL_ANNOUNCE_PORTS ("P R", set for every command):
+# the primary and the replica announce these ports instead of their own (proxies in front of them,
+# the chaos suite's), so the sentinels, replication and the clients reach the nodes through them. Passwords: the data nodes `shedlock-test-pw`, the sentinels
 # `sentinel-test-pw` (their own requirepass).
 set -euo pipefail
 cmd="${1:?usage: sentinel.sh start|stop DIR | with CMD...}"
@@ -27,6 +29,8 @@ dir="${2:?usage: sentinel.sh start|stop DIR | with CMD...}"
 base="${SHEDLOCK_SENTINEL_BASE:-0}"
 primary_port=$((63810 + base)); replica_port=$((63811 + base))
 sentinel_ports=($((26380 + base)) $((26381 + base)) $((26382 + base)))
+read -r -a announce <<<"${SHEDLOCK_SENTINEL_ANNOUNCE_PORTS:-$primary_port $replica_port}"
+[ ${#announce[@]} -eq 2 ] || { echo "redis/sentinel.sh: SHEDLOCK_SENTINEL_ANNOUNCE_PORTS='${announce[*]}': give two ports, the primary's and the replica's" >&2; exit 2; }
 password="shedlock-test-pw"; sentinel_password="sentinel-test-pw"; master="shedlock-primary"
 server="$(command -v redis-server || echo /usr/bin/redis-server)"
 sentinel_bin="$(command -v redis-sentinel || echo /usr/bin/redis-sentinel)"
@@ -58,6 +62,10 @@ wait_for() {  # WHAT PIDFILE COMMAND...: until the command succeeds (bounded, 20
   exit 1
 }
 
+announced_port() {  # NODE (primary or replica): the port it announces
+  if [ "$1" = primary ]; then echo "${announce[0]}"; else echo "${announce[1]}"; fi
+}
+
 alive() {  # PIDFILE: its process runs
   [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null
 }
@@ -70,7 +78,8 @@ run_node() {  # NAME PORT EXTRA...
   alive "$dir/$name.pid" && return 0
   mkdir -p "$dir/$name"
   "$server" --port "$p" --bind 127.0.0.1 --save '' --appendonly no --daemonize no --dir "$dir/$name" \
-    --requirepass "$password" --masterauth "$password" --logfile "$dir/$name.log" "$@" >>"$dir/$name.log" 2>&1 &
+    --requirepass "$password" --masterauth "$password" --logfile "$dir/$name.log" \
+    --replica-announce-ip 127.0.0.1 --replica-announce-port "$(announced_port "$name")" "$@" >>"$dir/$name.log" 2>&1 &
   echo $! >"$dir/$name.pid.new"
   if ! (wait_for "$name on port $p" "$dir/$name.pid.new" sh -c "REDISCLI_AUTH=$password redis-cli -h 127.0.0.1 -p $p --no-auth-warning ping | grep -q PONG"); then
     stop_pid "$dir/$name.pid.new"
@@ -88,7 +97,7 @@ daemonize no
 dir $dir
 logfile $dir/$name.log
 requirepass $sentinel_password
-sentinel monitor $master 127.0.0.1 $primary_port 2
+sentinel monitor $master 127.0.0.1 ${announce[0]} 2
 sentinel auth-pass $master $password
 sentinel down-after-milliseconds $master ${SHEDLOCK_SENTINEL_DOWN_AFTER:-1000}
 sentinel failover-timeout $master ${SHEDLOCK_SENTINEL_FAILOVER_TIMEOUT:-4000}
@@ -99,7 +108,7 @@ CONF
 }
 
 replica_known() {  # PORT: the sentinel lists the replica as up
-  cli "$1" "$sentinel_password" SENTINEL REPLICAS "$master" | grep -q "$replica_port"
+  cli "$1" "$sentinel_password" SENTINEL REPLICAS "$master" | grep -qx "${announce[1]}"
 }
 
 if [ "$cmd" = with ]; then
@@ -121,13 +130,13 @@ current_primary_port() {  # as the first sentinel that answers says
   return 1
 }
 
-rejoined() {  # PORT
-  cli "$1" "$password" info replication | grep -q 'master_link_status:up' ||
-    [ "$(current_primary_port || true)" = "$1" ]
+rejoined() {  # NODE PORT
+  cli "$2" "$password" info replication | grep -q 'master_link_status:up' ||
+    [ "$(current_primary_port || true)" = "$(announced_port "$1")" ]
 }
 
-node_on() {  # PORT: primary or replica (the node started on that port)
-  [ "$1" = "$primary_port" ] && echo primary || echo replica
+node_on() {  # ANNOUNCED PORT: primary or replica (the node started as that)
+  [ "$1" = "${announce[0]}" ] && echo primary || echo replica
 }
 
 case "$cmd" in
@@ -150,17 +159,17 @@ case "$cmd" in
     node="$(cat "$dir/down")"
     port="$primary_port"; [ "$node" = replica ] && port="$replica_port"
     now="$(current_primary_port)" || { echo "redis/sentinel.sh: no sentinel names a primary" >&2; exit 1; }
-    run_node "$node" "$port" --replicaof 127.0.0.1 "$now" --replica-announce-ip 127.0.0.1
+    run_node "$node" "$port" --replicaof 127.0.0.1 "$now"
     # Back in the topology: a replica with its link up, or the primary, should the sentinels have
     # failed over to it meanwhile (the node they had promoted went down in turn).
-    wait_for "$node back as a replica or as the sentinels' primary" "$dir/$node.pid" rejoined "$port"
+    wait_for "$node back as a replica or as the sentinels' primary" "$dir/$node.pid" rejoined "$node" "$port"
     rm -f "$dir/down"
     ;;
   start)
     mkdir -p "$dir"
     run_node primary "$primary_port"
     upstream="${SHEDLOCK_SENTINEL_RELAY_PORT:-$primary_port}"
-    run_node replica "$replica_port" --replicaof 127.0.0.1 "$upstream" --replica-announce-ip 127.0.0.1
+    run_node replica "$replica_port" --replicaof 127.0.0.1 "$upstream"
     wait_for "replication" "$dir/replica.pid" sh -c "REDISCLI_AUTH=$password redis-cli -h 127.0.0.1 -p $replica_port --no-auth-warning info replication | grep -q 'master_link_status:up'"
     for i in 0 1 2; do run_sentinel "$i" "${sentinel_ports[$i]}"; done
     for i in 0 1 2; do wait_for "sentinel on ${sentinel_ports[$i]}" "$dir/sentinel$i.pid" replica_known "${sentinel_ports[$i]}"; done

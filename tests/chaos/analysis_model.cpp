@@ -98,7 +98,7 @@ std::vector<lane_model> build_models(const analysis_input& input) {
             if (auto it = by_id.find(f.attempt); it != by_id.end()) models[it->second->record->plan.lane].faults.push_back(&f);
         } else {
             for (auto& m : models)
-                if (f.server >= 0 && f.server == m.where->server) m.faults.push_back(&f);
+                if (f.server >= 0 && (f.server == m.where->server || m.where->every_server)) m.faults.push_back(&f);
         }
     }
     for (auto& m : models) {

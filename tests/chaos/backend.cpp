@@ -128,44 +128,71 @@ backend_setup redis_backend(const std::string& work_dir, const std::string& run_
 }
 
 #ifdef SHEDLOCK_CHAOS_SENTINEL
+/// Proxies to `count` data nodes from `first_port` on, made before the topology starts: its nodes
+/// announce these ports, so every client (and the topology itself) reaches a node through one.
+std::vector<std::unique_ptr<tcp_proxy>> node_proxies(int first_port, int count) {
+    std::vector<std::unique_ptr<tcp_proxy>> proxies;
+    for (int i = 0; i < count; ++i) proxies.push_back(std::make_unique<tcp_proxy>(first_port + i));
+    return proxies;
+}
+
+std::vector<int> ports_of(const std::vector<std::unique_ptr<tcp_proxy>>& proxies) {
+    std::vector<int> ports;
+    for (const auto& p : proxies) ports.push_back(p->port());
+    return ports;
+}
+
+/// One server per data node, each with its node's proxy: a restart of any is the topology's
+/// failover; a partition or reset cuts the workers off that node, whatever its role is then.
+template <class Topology>
+void add_node_servers(backend_setup& b, const std::shared_ptr<Topology>& topology, const std::string& name,
+                      std::vector<std::unique_ptr<tcp_proxy>> proxies, int first_port) {
+    for (std::size_t i = 0; i < proxies.size(); ++i)
+        b.servers.push_back({name + "-node" + std::to_string(i), "127.0.0.1", first_port + static_cast<int>(i),
+                             [topology] { topology->fail_over(); }, [topology] { topology->rejoin(); },
+                             std::move(proxies[i])});
+    b.owned.push_back(topology);
+}
+
 /// A Redis primary, replica and three sentinels of the run's own (ports 64210/64211 and
 /// 26780-26782: above the ephemeral range, apart from the Sentinel tests' own), two lanes on one
 /// redis-sentinel:// URI. Its "restart" is a failover (the primary killed, the sentinels promote
-/// the replica, the killed node rejoins as a replica). Without wait_replicas an acquisition the
-/// replica had not received is lost in a failover: the lane's overlaps across one are excused
-/// (volatile_store); with wait_replicas=1 an acquisition counts only once the replica has it, so
-/// that lane must have none.
+/// the replica, the killed node rejoins as a replica); the nodes announce their proxies' ports.
+/// Without wait_replicas an acquisition the replica had not received is lost in a failover: the
+/// lane's overlaps across one are excused (volatile_store); with wait_replicas=1 an acquisition
+/// counts only once the replica has it, so that lane must have none.
 backend_setup redis_sentinel_backend(const std::string& work_dir, const std::string& run_id) {
-    auto topology = std::make_shared<own_redis_sentinel>(SHEDLOCK_CHAOS_SENTINEL, work_dir + "/redis-sentinel", 400);
+    constexpr int base = 400;
+    auto proxies = node_proxies(63810 + base, 2);
+    auto topology = std::make_shared<own_redis_sentinel>(SHEDLOCK_CHAOS_SENTINEL, work_dir + "/redis-sentinel", base,
+                                                         ports_of(proxies));
     backend_setup b;
-    b.servers.push_back({"redis-sentinel", "127.0.0.1", topology->first_sentinel_port(),
-                         [topology] { topology->fail_over(); }, [topology] { topology->rejoin(); }});
-    b.owned.push_back(topology);
-    const std::string base = topology->uri("prefix=chaos");
-    b.lanes.push_back({"no_wait", "chaos-sn-" + run_id, base, false, true, 0, db_skew_ms, true});
-    b.lanes.push_back({"wait_replicas", "chaos-sw-" + run_id, with_query(base, "wait_replicas=1"), false, false, 0,
-                       db_skew_ms, true});
+    add_node_servers(b, topology, "redis-sentinel", std::move(proxies), topology->node_port(0));
+    const std::string uri = topology->uri("prefix=chaos");
+    b.lanes.push_back({"no_wait", "chaos-sn-" + run_id, uri, false, true, 0, db_skew_ms, true, true});
+    b.lanes.push_back({"wait_replicas", "chaos-sw-" + run_id, with_query(uri, "wait_replicas=1"), false, false, 0,
+                       db_skew_ms, true, true});
     return b;
 }
 
 /// A Redis Cluster of the run's own (3 primaries, 3 replicas on 31920-31925, buses 2000 below:
 /// both below the ephemeral range, where a client connection can hold a port, and apart from the
-/// Cluster tests' 63820), two lanes on one redis-cluster:// URI. Its "restart" is
-/// a failover of the primary serving one lane's lock key (the lanes' in turn). As with Sentinel:
-/// without wait_replicas overlaps across a failover are excused (an acquisition the replica had
-/// not received is lost); with wait_replicas=1 there must be none.
+/// Cluster tests' 63820), two lanes on one redis-cluster:// URI. Its "restart" is a failover of
+/// the primary serving one lane's lock key (the lanes' in turn); the nodes announce their
+/// proxies' ports. As with Sentinel: without wait_replicas overlaps across a failover are excused
+/// (an acquisition the replica had not received is lost); with wait_replicas=1 there must be none.
 backend_setup redis_cluster_backend(const std::string& work_dir, const std::string& run_id) {
+    constexpr int first_port = 31920;
     const std::string no_wait = "chaos-cn-" + run_id, wait = "chaos-cw-" + run_id;
-    auto cluster = std::make_shared<own_redis_cluster>(SHEDLOCK_CHAOS_CLUSTER, work_dir + "/redis-cluster", 31920,
-                                                       std::vector<std::string>{"chaos:{" + no_wait + "}",
-                                                                                "chaos:{" + wait + "}"});
+    auto proxies = node_proxies(first_port, 6);
+    auto cluster = std::make_shared<own_redis_cluster>(
+        SHEDLOCK_CHAOS_CLUSTER, work_dir + "/redis-cluster", first_port,
+        std::vector<std::string>{"chaos:{" + no_wait + "}", "chaos:{" + wait + "}"}, ports_of(proxies));
     backend_setup b;
-    b.servers.push_back({"redis-cluster", "127.0.0.1", cluster->first_port(), [cluster] { cluster->fail_over(); },
-                         [cluster] { cluster->rejoin(); }});
-    b.owned.push_back(cluster);
-    const std::string base = cluster->uri("prefix=chaos");
-    b.lanes.push_back({"no_wait", no_wait, base, false, true, 0, db_skew_ms, true});
-    b.lanes.push_back({"wait_replicas", wait, with_query(base, "wait_replicas=1"), false, false, 0, db_skew_ms, true});
+    add_node_servers(b, cluster, "redis-cluster", std::move(proxies), first_port);
+    const std::string uri = cluster->uri("prefix=chaos");
+    b.lanes.push_back({"no_wait", no_wait, uri, false, true, 0, db_skew_ms, true, true});
+    b.lanes.push_back({"wait_replicas", wait, with_query(uri, "wait_replicas=1"), false, false, 0, db_skew_ms, true, true});
     return b;
 }
 #endif

@@ -2,6 +2,8 @@
 // What a chaos run locks on: per backend, the lanes (one lock name each, with its own provider
 // URI and clock mode) and the servers the fault injector may restart or cut off.
 
+#include "tcp_proxy.hpp"
+
 #include <functional>
 #include <memory>
 #include <string>
@@ -24,6 +26,9 @@ struct lane {
     /// replica had it, so the promoted replica holds the lock until its lease ends (Redis
     /// Sentinel and Cluster, asynchronous PostgreSQL replication).
     bool failover_undoes_release = false;
+    /// The lock may live on any of the servers (a Sentinel pair, a cluster's shards, whose roles
+    /// move with every failover): every server's faults count for the lane, not only `server`'s.
+    bool every_server = false;
 };
 
 /// A server the injector may restart (halt, wait, resume on the same data).
@@ -33,6 +38,10 @@ struct server_handle {
     int port;                ///< where it listens; the lanes go through a proxy in front of it
     std::function<void()> halt;
     std::function<void()> resume;
+    /// A proxy the backend made before it started its servers, because they announce its port
+    /// to the clients (Sentinel, Cluster: the lanes' URIs and the topology already lead through
+    /// it); null: the run puts a proxy in front of `port` and redirects the lanes' URIs to it.
+    std::unique_ptr<tcp_proxy> proxy = nullptr;
 };
 
 struct backend_setup {

@@ -72,9 +72,14 @@ run_outcome run_chaos(const run_options& options) {
     run_outcome out;
     backend_setup setup = make_backend(options.backend, options.work_dir, make_run_id(), options.cli_path);
     std::vector<std::unique_ptr<tcp_proxy>> proxies;
-    for (const auto& server : setup.servers) proxies.push_back(std::make_unique<tcp_proxy>(server.port));
+    std::vector<bool> announced;  // the server's own proxy, which the lanes' URIs already lead through
+    for (auto& server : setup.servers) {
+        announced.push_back(server.proxy != nullptr);
+        proxies.push_back(server.proxy ? std::move(server.proxy) : std::make_unique<tcp_proxy>(server.port));
+    }
     for (auto& where : setup.lanes)
-        if (where.server >= 0) where.uri = redirect_uri(where.uri, setup.servers[where.server], proxies[where.server]->port());
+        if (where.server >= 0 && !announced[where.server])
+            where.uri = redirect_uri(where.uri, setup.servers[where.server], proxies[where.server]->port());
     apply_schema(options, setup.lanes);
     out.lanes = setup.lanes;
 

@@ -16,15 +16,17 @@ std::vector<std::string> some_keys(std::vector<std::string> keys) {
 
 }  // namespace
 
-own_redis_cluster::own_redis_cluster(std::string script, std::string dir, int first_port, std::vector<std::string> keys)
-    : first_port_(first_port), keys_(some_keys(std::move(keys))),
+own_redis_cluster::own_redis_cluster(std::string script, std::string dir, int first_port, std::vector<std::string> keys,
+                                     std::vector<int> announced)
+    : first_port_(first_port), keys_(some_keys(std::move(keys))), announced_(std::move(announced)),
       cluster_(std::move(script), std::move(dir), "SHEDLOCK_REDIS_CLUSTER_PORT=" + std::to_string(first_port) +
-                   " SHEDLOCK_REDIS_CLUSTER_NODE_TIMEOUT=" + std::to_string(node_timeout_ms),
+                   " SHEDLOCK_REDIS_CLUSTER_NODE_TIMEOUT=" + std::to_string(node_timeout_ms) +
+                   " SHEDLOCK_REDIS_CLUSTER_ANNOUNCE_PORTS='" + port_list(announced_) + "'",
                "cluster.log") {}
 
 std::string own_redis_cluster::uri(const std::string& query) const {
     std::string seeds;
-    for (int i = 0; i < 6; ++i) seeds += (i ? ",127.0.0.1:" : "127.0.0.1:") + std::to_string(first_port_ + i);
+    for (int port : announced_) seeds += (seeds.empty() ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(port);
     return "redis-cluster://:shedlock-test-pw@" + seeds + "?" + query;
 }
 

@@ -10,10 +10,11 @@ constexpr int down_after_ms = 3000;
 
 }  // namespace
 
-own_redis_sentinel::own_redis_sentinel(std::string script, std::string dir, int port_base)
+own_redis_sentinel::own_redis_sentinel(std::string script, std::string dir, int port_base, const std::vector<int>& announced)
     : base_(port_base),
       topology_(std::move(script), std::move(dir), "SHEDLOCK_SENTINEL_BASE=" + std::to_string(port_base) +
-                    " SHEDLOCK_SENTINEL_DOWN_AFTER=" + std::to_string(down_after_ms),
+                    " SHEDLOCK_SENTINEL_DOWN_AFTER=" + std::to_string(down_after_ms) +
+                    " SHEDLOCK_SENTINEL_ANNOUNCE_PORTS='" + port_list(announced) + "'",
                 "sentinel.log") {}
 
 std::string own_redis_sentinel::uri(const std::string& query) const {

@@ -5,8 +5,12 @@
 // own_redis_sentinel and own_redis_cluster are this with their own commands.
 
 #include <string>
+#include <vector>
 
 namespace shedlock::chaos {
+
+/// "p1 p2 ...": a list of ports as the scripts read it from the environment.
+std::string port_list(const std::vector<int>& ports);
 
 class script_topology {
 public:
