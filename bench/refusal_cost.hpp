@@ -38,8 +38,9 @@ refusal_cost_report measure_refusal_cost(const refusal_cost_options& options);
 /// The report as two tables (refused attempts, takeovers).
 void print(const refusal_cost_report& report);
 
-/// CPU time (user + system) that process `pid` has used, in seconds, from /proc/<pid>/stat
-/// (clock-tick resolution: measure many attempts). Throws when the process is not visible.
+/// CPU time that process `pid` has used, in seconds: from /proc/<pid>/schedstat (nanoseconds), or
+/// where the kernel has none from /proc/<pid>/stat (user + system, clock ticks: measure many
+/// attempts). Throws when the process is not visible.
 double process_cpu_seconds(int pid);
 
 }  // namespace shedlock::bench
