@@ -121,6 +121,11 @@ int doctor_command(const doctor_options& o) {
     opened_provider opened;
     try {
         opened = open_provider(o.provider);
+        // One round trip before "ok connect": the Redis providers (Sentinel and Cluster too)
+        // open without touching the network, so an unreachable server used to pass this line
+        // and fail only in the checks after it. Backends without a server clock (SQLite,
+        // memory) answer without one: opening them touched their storage.
+        (void)inspect(*opened.provider).server_time();
     } catch (const storage_error& e) {
         r.fail(std::string("connect: ") + e.what());
         return exit_for_storage(e.category());

@@ -233,6 +233,21 @@ TEST_CASE("cli: a missing SQL table's error names the URI option create_schema=t
     }
 }
 
+TEST_CASE("cli doctor: a server nobody answers for fails the connect check, not later ones", "[cli]") {
+    // Regression: the Redis providers open without a connection, so doctor printed "ok connect"
+    // for a server that was not there and failed only in the checks after it.
+    for (const std::string uri : {"redis://:hunter2@127.0.0.1:9/0?connect_timeout=500ms",
+                                  "redis-sentinel://:hunter2@127.0.0.1:9/mymaster?connect_timeout=500ms",
+                                  "redis-cluster://:hunter2@127.0.0.1:9?connect_timeout=500ms",
+                                  "postgresql://u:hunter2@127.0.0.1:9/db?connect_timeout=1s"}) {
+        const auto r = run_cli({"doctor", "-p", uri});
+        INFO(uri << "\n" << r.out << r.err);
+        CHECK(r.status == 69);
+        CHECK_THAT(r.out + r.err, Contains("FAIL  connect") && !Contains("ok    connect") && !Contains("lock cycle"));
+        CHECK_THAT(r.out + r.err, !Contains("hunter2"));
+    }
+}
+
 TEST_CASE("cli: a connection the backend refuses for good exits 78 in every subcommand, not 69", "[cli]") {
     // Regression: locks, doctor, schema apply (main.cpp and doctor's own mapping) said 69
     // "unavailable" for what run already called a configuration problem: here PgBouncer's
