@@ -3,6 +3,7 @@
 // the worker pool and one runtime per task. Heavy Asio code stays in the .cpp files.
 
 #include "asio_timer_service.hpp"
+#include "backend_failure_log.hpp"
 #include "prepared_task.hpp"
 
 #include <shedlock/locking_task_executor.hpp>
@@ -37,6 +38,7 @@ struct task_runtime {
     std::mutex context_mutex;
     task_context* context = nullptr;   // of the running body, for cancellation at stop()
     std::atomic<bool> warned_long_run{false};
+    detail::backend_failure_log backend_failures;  // warns when firings start and stop failing
     std::atomic<std::int64_t> next_fire_ms{-1};  // epoch ms of `due`, readable from any thread
     mutable std::mutex recent_mutex;
     std::deque<run_summary> recent;  // newest last

@@ -43,6 +43,7 @@ void scheduler::impl::observe(task_runtime& t, const run_record& r) {
         t.recent.push_back(run_summary{r.scheduled_at, r.started_at, r.finished_at, r.outcome, r.message});
         if (t.recent.size() > task_status::recent_capacity) t.recent.pop_front();
     }
+    if (auto told = t.backend_failures.note(r.task, r.outcome, r.message, std::chrono::steady_clock::now())) warn(*told);
     if (!options.metrics) return;
     options.metrics->counter("shedlock_task_runs_total", "Firings by task and outcome",
                              {{"task", r.task}, {"outcome", to_string(r.outcome)}}).inc();

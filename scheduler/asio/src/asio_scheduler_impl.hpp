@@ -3,6 +3,7 @@
 // only: the task loops (scheduler_loop.cpp), the firings (scheduler_firing.cpp), the
 // keep-alives (scheduler_keep_alive.cpp) and stop (scheduler.cpp) are coroutines there. Blocking
 // work (blocking bodies, run-record appends) goes to `pool` and is awaited (run_blocking.hpp).
+#include "backend_failure_log.hpp"
 #include "claims_marker.hpp"
 #include "firing_signals.hpp"
 #include "prepared_task.hpp"
@@ -35,6 +36,7 @@ struct task_runtime {
     boost::asio::steady_timer timer;
     bool running = false;  ///< a firing is in flight on this instance
     bool warned_long_run = false;
+    shedlock::detail::backend_failure_log backend_failures;  ///< warns when firings start and stop failing
     std::shared_ptr<detail::firing_state> firing;  ///< the one holding its lock, for stop()
     // What task_statuses() shows (scheduler_status.cpp).
     std::string lock_name;  ///< of the current or last firing; before the first, rendered at start()

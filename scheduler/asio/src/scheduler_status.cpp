@@ -10,6 +10,7 @@ namespace shedlock::asio {
 void scheduler::impl::observe(task_runtime& t, const run_record& r) {
     t.recent.push_back(run_summary{r.scheduled_at, r.started_at, r.finished_at, r.outcome, r.message});
     if (t.recent.size() > task_status::recent_capacity) t.recent.pop_front();
+    if (auto told = t.backend_failures.note(r.task, r.outcome, r.message, std::chrono::steady_clock::now())) warn(*told);
 }
 
 std::vector<task_status> scheduler::impl::task_statuses() const {
