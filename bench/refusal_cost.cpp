@@ -14,6 +14,7 @@
 #include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace shedlock::bench {
 namespace {
@@ -102,7 +103,7 @@ long long wal_lsn(pqxx::connection& monitor) {
 /// gives each attempt's time; every attempt must answer `expect`.
 std::vector<attempt_cost> measure(std::vector<variant>& variants, pqxx::connection& monitor, int slices, long attempts,
                                   long burst, const std::function<timestamp()>& next_now,
-                                  std::chrono::milliseconds lease, bool expect) {
+                                  std::chrono::milliseconds lease, bool expect, int pace_us) {
     const std::size_t n = variants.size();
     std::vector<std::vector<double>> cpu(n), wal(n), ratio(n);
     for (int s = 0; s < slices; ++s) {
@@ -118,6 +119,7 @@ std::vector<attempt_cost> measure(std::vector<variant>& variants, pqxx::connecti
                     const timestamp now = next_now();
                     if (v.attempt(now, now + lease) != expect)
                         throw std::runtime_error("refusal_cost: " + v.name + " answered other than expected");
+                    if (pace_us > 0) std::this_thread::sleep_for(std::chrono::microseconds{pace_us});
                 }
                 wal_s[i] += static_cast<double>(wal_lsn(monitor) - wal0);
                 cpu_s[i] += process_cpu_seconds(v.backend_pid) - cpu0;
@@ -193,7 +195,7 @@ refusal_cost_report measure_refusal_cost(const refusal_cost_options& options) {
     for (auto& v : variants)
         for (int i = 0; i < 200; ++i) (void)v.attempt(real_now(), real_now() + std::chrono::hours{24});  // warm-up
     report.refusals = measure(variants, monitor, options.slices, options.refusals, options.burst, real_now,
-                              std::chrono::hours{24}, false);
+                              std::chrono::hours{24}, false, options.pace_us);
 
     // Takeovers: every attempt's "now" one second past the last lease (1 ms long), so each finds
     // its record expired; raw statements only (the provider sends the plain UPDATE's text).
@@ -201,7 +203,7 @@ refusal_cost_report measure_refusal_cost(const refusal_cost_options& options) {
     timestamp virtual_now = real_now() + std::chrono::hours{25};
     const auto next = [&] { return virtual_now += seconds{1}; };
     report.takeovers = measure(variants, monitor, options.slices, options.takeovers, options.burst / 10, next,
-                               std::chrono::milliseconds{1}, true);
+                               std::chrono::milliseconds{1}, true, options.pace_us);
     pqxx::nontransaction(monitor).exec("DROP TABLE " + o.table);
     return report;
 }

@@ -18,6 +18,12 @@ struct refusal_cost_options {
     long refusals = 20000;   ///< refused attempts per variant and slice
     long takeovers = 1000;   ///< takeovers of an expired record per variant and slice (each commits)
     long burst = 1000;       ///< refusals per turn within a slice (takeovers: a tenth of it)
+    /// Pause after every attempt, in microseconds. 0: back to back, where the backend mostly finds
+    /// the next request already there and never sleeps, so a slower client (the provider) pays
+    /// for its backend's sleeps and wake-ups alone. A pause longer than an attempt makes every
+    /// attempt arrive on an idle connection, as each instance's refusal does in a fleet: every
+    /// variant then pays for one wake-up per attempt.
+    int pace_us = 0;
 };
 
 /// One variant's figures over the slices.

@@ -2,6 +2,7 @@
 // our acquire before the refusal rework, our statements now and the provider (refusal_cost.hpp).
 //
 //   SHEDLOCK_TEST_POSTGRES_URI=postgresql://... refusal_cost [slices=7] [refusals=20000] [takeovers=1000] [burst=1000]
+//       [pace_us=0]
 //
 // The server must run on this machine: its backends' CPU is read from /proc.
 #include "refusal_cost.hpp"
@@ -24,12 +25,15 @@ int main(int argc, char** argv) {
         if (argc > 2) options.refusals = std::stol(argv[2]);
         if (argc > 3) options.takeovers = std::stol(argv[3]);
         if (argc > 4) options.burst = std::stol(argv[4]);
+        if (argc > 5) options.pace_us = std::stoi(argv[5]);
     } catch (const std::exception&) {
-        std::fprintf(stderr, "usage: refusal_cost [slices] [refusals per slice] [takeovers per slice] [burst]\n");
+        std::fprintf(stderr, "usage: refusal_cost [slices] [refusals per slice] [takeovers per slice] [burst] [pace_us]\n");
         return 64;
     }
-    if (options.slices < 1 || options.refusals < 1 || options.takeovers < 1 || options.burst < 10) {
-        std::fprintf(stderr, "refusal_cost: slices, refusals and takeovers must be at least 1, burst at least 10\n");
+    if (options.slices < 1 || options.refusals < 1 || options.takeovers < 1 || options.burst < 10 ||
+        options.pace_us < 0 || options.pace_us > 1'000'000) {
+        std::fprintf(stderr, "refusal_cost: slices, refusals and takeovers must be at least 1, burst at least 10, "
+                             "pace_us 0 to 1000000\n");
         return 64;
     }
     try {
