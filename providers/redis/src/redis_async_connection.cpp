@@ -109,7 +109,7 @@ void redis_async_connection::handshake_step(const redisReply* reply, std::except
     if (reply == nullptr) {
         fail("the handshake failed", std::move(failure));
     } else if (reply->type == REDIS_REPLY_ERROR) {
-        fail(std::string(reply->str, reply->len),
+        fail(shown_reply({reply->str, reply->len}, what),
              std::make_exception_ptr(reply_error({reply->str, reply->len}, what, where_)));
     } else if (--handshake_left_ == 0) {
         become_ready();

@@ -75,12 +75,18 @@ storage_category classify_reply_error(std::string_view text) {
 
 bool demoted_node_reply(std::string_view text) { return has_code(text, "READONLY") || has_code(text, "MASTERDOWN"); }
 
+std::string shown_reply(std::string_view text, const std::string& what) {
+    if (what.rfind("AUTH", 0) != 0) return std::string(text);
+    const std::string code(text.substr(0, text.find(' ')));
+    return code + " (the rest of the reply is not shown: Redis may repeat AUTH's arguments, the password among them)";
+}
+
 storage_error reply_error(std::string_view text, const std::string& what, const std::string& where) {
     const auto category = classify_reply_error(text);
     // A refusal applies nothing (a script that already wrote is never refused by OOM).
     const auto retry = category == storage_category::unavailable ? retry_advice::safe : default_retry_advice(category);
     return storage_error(category, retry,
-                         where + " rejected " + what + ": \"" + std::string(text) + "\"; " + advice(text, what));
+                         where + " rejected " + what + ": \"" + shown_reply(text, what) + "\"; " + advice(text, what));
 }
 
 storage_error io_error(std::string_view detail, const std::string& what, const std::string& where, retry_advice retry) {

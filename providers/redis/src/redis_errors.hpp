@@ -18,8 +18,16 @@ bool demoted_node_reply(std::string_view text);
 
 /// A storage_error for an error reply to `what`. Retry advice: the refusals that apply nothing
 /// (OOM, READONLY, LOADING, MASTERDOWN, BUSY) are safe to retry, the others permanent. (a command or script name) from `where`
-/// ("Redis at host:port"), with advice for the known codes. Redis replies never echo a password.
+/// ("Redis at host:port"), with advice for the known codes. The reply is quoted as shown_reply
+/// shows it.
 storage_error reply_error(std::string_view text, const std::string& what, const std::string& where);
+
+/// What of an error reply to `what` a message may quote: all of it, but for AUTH (`what` starts
+/// with "AUTH") only its error code. Redis repeats the arguments of a command it does not know
+/// ("ERR unknown command 'AUTH', with args beginning with: '<password>'", where AUTH is renamed
+/// away), and AUTH's arguments are the password: decided by the command, never by searching the
+/// text for the secret.
+std::string shown_reply(std::string_view text, const std::string& what);
 
 /// A storage_error(unavailable) for a connection that failed or timed out; `advice` says
 /// whether the command had been sent (in doubt: the message says it may have been applied).

@@ -2,6 +2,8 @@
 
 #include "redis_errors.hpp"
 
+#include <charconv>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -51,15 +53,32 @@ std::optional<std::int64_t> fence_of(const redisReply& reply, const std::string&
     }
 }
 
+/// A bulk string of decimal digits no larger than `max`, or nothing.
+std::optional<std::int64_t> decimal_field(const redisReply& element, std::int64_t max) {
+    if (element.type != REDIS_REPLY_STRING || element.len == 0) return std::nullopt;
+    std::int64_t value = 0;
+    const char* end = element.str + element.len;
+    const auto [at, error] = std::from_chars(element.str, end, value);
+    if (error != std::errc{} || at != end || value < 0 || value > max) return std::nullopt;
+    return value;
+}
+
 }  // namespace
 
 timestamp redis_server_time(redis_connection& connection) {
     auto reply = connection.checked({"TIME"}, "TIME");
-    if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2)
-        throw storage_error(storage_category::other, connection.where() + " answered TIME with an unexpected reply");
-    const auto seconds = std::stoll(text_of(*reply->element[0]));
-    const auto micros = std::stoll(text_of(*reply->element[1]));
-    return timestamp{std::chrono::milliseconds{seconds * 1000 + micros / 1000}};
+    // Bounds before arithmetic: seconds up to the year 9999 (no overflow of milliseconds), and
+    // micros below a second. Anything else is not a Redis TIME reply.
+    constexpr std::int64_t max_seconds = 253'402'300'799;
+    const auto seconds = reply->type == REDIS_REPLY_ARRAY && reply->elements == 2
+                             ? decimal_field(*reply->element[0], max_seconds)
+                             : std::nullopt;
+    const auto micros = seconds ? decimal_field(*reply->element[1], 999'999) : std::nullopt;
+    if (!micros)
+        throw storage_error(storage_category::invalid_data,
+                            connection.where() + " answered TIME with something other than two numbers (seconds, "
+                                                 "microseconds); is it a Redis server?");
+    return timestamp{std::chrono::milliseconds{*seconds * 1000 + *micros / 1000}};
 }
 
 std::vector<lock_record> list_redis_locks(redis_connection& connection, const redis_keys& keys) {

@@ -9,6 +9,7 @@
 
 #include <shedlock/asio/lock_ops.hpp>
 #include <shedlock/providers/redis_async.hpp>
+#include <shedlock/providers/redis_lock_provider.hpp>
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
@@ -376,4 +377,52 @@ TEST_CASE("redis async adversary: a service destroyed while four threads run its
     }
     CHECK(completed <= 64);  // dropped or completed before the destruction, never after
     CHECK(open_descriptors() == before);
+}
+
+TEST_CASE("redis adversary: a server that echoes AUTH's arguments never gets the password into an error",
+          "[redis][async][adversarial]") {
+    // Regression (adversarial pass 32): with AUTH renamed away, Redis answers "ERR unknown command
+    // 'AUTH', with args beginning with: '<password>'", and the error quoted the reply whole.
+    const std::string secret = "Leaky_PW_4242";
+    shedlock::test::fake_server echoing(
+        answering("-ERR unknown command 'AUTH', with args beginning with: '" + secret + "' \r\n"));
+    auto options = fake_options(echoing.port());
+    options.password = secret;
+    const auto async = acquire_from(options, "echo");
+    REQUIRE(async.completed);
+    CHECK(async.ec);
+    CHECK_THAT(async.message, Catch::Contains("AUTH") && Catch::Contains("ERR") && !Catch::Contains(secret));
+    auto blocking = shedlock::providers::make_redis_lock_provider(options);
+    try {
+        (void)blocking->try_lock({"echo", 10s});
+        FAIL("acquired through a server that rejects AUTH");
+    } catch (const shedlock::storage_error& e) {
+        CHECK_THAT(std::string(e.what()), Catch::Contains("rejected AUTH: \"ERR (the rest of the reply is not shown") &&
+                                              !Catch::Contains(secret));
+    }
+}
+
+TEST_CASE("redis adversary: a TIME reply that is not two bounded numbers is a storage_error, not a crash",
+          "[redis][adversarial]") {
+    // Regression (adversarial pass 32): std::stoll threw std::invalid_argument out of doctor's
+    // connect check ("shedlock error: stoll", exit 70), and 2^63-1 seconds overflowed.
+    for (const std::string reply : {"*2\r\n$3\r\nabc\r\n$3\r\ndef\r\n", "*2\r\n$-1\r\n$-1\r\n", "*2\r\n:1\r\n:2\r\n",
+                                    "*2\r\n$25\r\n1234567890123456789012345\r\n$1\r\n0\r\n",
+                                    "*2\r\n$19\r\n9223372036854775807\r\n$1\r\n0\r\n", "*2\r\n$10\r\n1700000000\r\n$7\r\n1000000\r\n",
+                                    "*1\r\n$10\r\n1700000000\r\n"}) {
+        shedlock::test::fake_server odd(answering(reply));
+        auto provider = shedlock::providers::make_redis_lock_provider(fake_options(odd.port()));
+        INFO(reply);
+        try {
+            (void)provider->inspector()->server_time();
+            FAIL("an impossible TIME reply was taken");
+        } catch (const shedlock::storage_error& e) {
+            CHECK(e.category() == shedlock::storage_category::invalid_data);
+            CHECK_THAT(std::string(e.what()), Catch::Contains("answered TIME with something other than two numbers"));
+        }
+    }
+    shedlock::test::fake_server fine(answering("*2\r\n$10\r\n1700000000\r\n$6\r\n123456\r\n"));
+    auto provider = shedlock::providers::make_redis_lock_provider(fake_options(fine.port()));
+    CHECK(provider->inspector()->server_time() ==
+          shedlock::timestamp{std::chrono::milliseconds{1'700'000'000'123}});
 }
