@@ -12,7 +12,9 @@ std::string span(backend_failure_log::clock::duration d) {
 }
 
 /// An outcome the lock backend answered for (a firing that never asked it says nothing).
-bool answered(run_outcome outcome) { return outcome != run_outcome::lock_error && outcome != run_outcome::skipped_running; }
+bool backend_answered(run_outcome outcome) {
+    return outcome != run_outcome::lock_error && outcome != run_outcome::skipped_running;
+}
 
 }  // namespace
 
@@ -20,22 +22,46 @@ std::optional<std::string> backend_failure_log::note(const std::string& task, ru
                                                      const std::string& message, clock::time_point now) {
     std::lock_guard lock(mutex_);
     const std::string who = "task \"" + task + "\": ";
-    if (outcome == run_outcome::lock_error) {
-        if (++failures_ == 1) {
-            first_failure_ = last_told_ = now;
-            return who + "the lock backend failed, the task did not run: " + message +
-                   " (told again every " + format_duration(reminder_) + " while firings fail, and when one gets an answer)";
-        }
-        if (now - last_told_ < reminder_) return std::nullopt;
+    if (outcome == run_outcome::lock_error) return failed(who, message, now);
+    if (backend_answered(outcome)) return answered(who, now);
+    return std::nullopt;
+}
+
+std::optional<std::string> backend_failure_log::failed(const std::string& who, const std::string& message,
+                                                       clock::time_point now) {
+    if (failures_++ == 0) {
+        spell_start_ = now;
+        spell_told_ = false;
+    }
+    if (spell_told_) {
+        if (!may_tell(now)) return std::nullopt;
         last_told_ = now;
         return who + "still failing on the lock backend: " + firings(failures_) + " in a row over " +
-               span(now - first_failure_) + "; the last: " + message;
+               span(now - spell_start_) + "; the last: " + message;
     }
-    if (!answered(outcome) || failures_ == 0) return std::nullopt;
-    const std::string told = who + "the lock backend answers again, after " + firings(failures_) + " failed over " +
-                             span(now - first_failure_);
-    failures_ = 0;
+    if (!may_tell(now)) {  // a spell soon after the last warning: summed up in the next one
+        ++untold_;
+        return std::nullopt;
+    }
+    std::string told = who + "the lock backend failed, the task did not run: " + message;
+    if (failures_ > 1) told += " (" + firings(failures_) + " in a row over " + span(now - spell_start_) + ")";
+    if (const long earlier = untold_ - (failures_ - 1); earlier > 0)
+        told += "; before this, " + firings(earlier) + " failed in short spells since the last warning";
+    told += " (told at most every " + format_duration(reminder_) + " while firings fail, and when one gets an answer)";
+    spell_told_ = true;
+    untold_ = 0;
+    last_told_ = now;
     return told;
+}
+
+std::optional<std::string> backend_failure_log::answered(const std::string& who, clock::time_point now) {
+    if (failures_ == 0) return std::nullopt;
+    const long failed = failures_;
+    failures_ = 0;
+    if (!spell_told_) return std::nullopt;  // counted in untold_, told with the next warning
+    last_told_ = now;
+    return who + "the lock backend answers again, after " + firings(failed) + " failed over " +
+           span(now - spell_start_);
 }
 
 }  // namespace shedlock::detail

@@ -23,7 +23,7 @@ TEST_CASE("backend failure log: the first failure, one reminder per period, the 
     const auto first = log.note("job", run_outcome::lock_error, "connection refused", t0);
     REQUIRE(first);
     CHECK_THAT(*first, Contains("task \"job\": the lock backend failed, the task did not run: connection refused") &&
-                           Contains("told again every PT5M"));
+                           Contains("told at most every PT5M"));
     CHECK_FALSE(log.note("job", run_outcome::lock_error, "connection refused", t0 + 1s));
     CHECK_FALSE(log.note("job", run_outcome::skipped_running, "still running", t0 + 2s));  // never asked the backend
     CHECK_FALSE(log.note("job", run_outcome::lock_error, "refused", t0 + 4min + 59s));
@@ -35,9 +35,27 @@ TEST_CASE("backend failure log: the first failure, one reminder per period, the 
     REQUIRE(back);
     CHECK_THAT(*back, Contains("task \"job\": the lock backend answers again, after 5 firings failed over PT10M"));
     CHECK_FALSE(log.note("job", run_outcome::succeeded, "", t0 + 11min));
-    const auto again = log.note("job", run_outcome::lock_error, "refused", t0 + 12min);  // a new streak: told at once
-    REQUIRE(again);
-    CHECK_THAT(*again, Contains("the lock backend failed"));
+    // The recovery was told at 10 min: a new spell within 5 min of it waits for its turn.
+    CHECK_FALSE(log.note("job", run_outcome::lock_error, "refused", t0 + 12min));
+    const auto later = log.note("job", run_outcome::lock_error, "refused", t0 + 15min);
+    REQUIRE(later);
+    CHECK_THAT(*later, Contains("the lock backend failed, the task did not run: refused (2 firings in a row over PT3M)"));
+}
+
+TEST_CASE("backend failure log: a backend failing on and off is not a warning per firing", "[scheduler]") {
+    // Regression (adversarial pass 32): every recovery reset the count, so a backend failing every
+    // other firing got a failure and a recovery warning per firing.
+    detail::backend_failure_log log(5min);
+    const auto t0 = detail::backend_failure_log::clock::time_point{} + 1h;
+    int told = 0;
+    for (int second = 0; second < 600; ++second) {
+        const auto outcome = second % 2 == 0 ? run_outcome::lock_error : run_outcome::skipped_locked;
+        if (log.note("flaky", outcome, "LOADING", t0 + std::chrono::seconds{second})) ++told;
+    }
+    CHECK(told == 4);  // at 0 s the failure and at 1 s its recovery; at 302 s and 303 s again
+    const auto summary = log.note("flaky", run_outcome::lock_error, "LOADING", t0 + 10min + 5s);
+    REQUIRE(summary);
+    CHECK_THAT(*summary, Contains("before this, 148 firings failed in short spells since the last warning"));
 }
 
 TEST_CASE("scheduler: a lock backend that fails every firing is told once, not per firing", "[scheduler]") {
