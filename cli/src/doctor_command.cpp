@@ -26,7 +26,7 @@ struct report {
 
     void add(const char* level, const std::string& what) {
         if (json) checks.emplace_back(level, what);
-        else std::cout << level << std::string(6 - std::string(level).size(), ' ') << what << "\n";
+        else std::cout << level << std::string(6 - std::string(level).size(), ' ') << one_line(what) << "\n";
     }
     void ok(const std::string& what) { add("ok", what); }
     void warn(const std::string& what) { add("warn", what); }

@@ -1,5 +1,7 @@
 #include "log.hpp"
 
+#include "output.hpp"
+
 #include <shedlock/error.hpp>
 
 #include <atomic>
@@ -35,7 +37,9 @@ log_level current_log_level() { return threshold.load(); }
 
 void log(log_level level, const std::string& message) {
     if (level < threshold.load() || level == log_level::off) return;
-    std::fprintf(stderr, "shedlock %s: %s\n", label(level), message.c_str());
+    // One line whatever the message holds: a server's error reply with a line break or an escape
+    // sequence must not forge a log line or drive the terminal (adversarial pass 32).
+    std::fprintf(stderr, "shedlock %s: %s\n", label(level), one_line(message).c_str());
 }
 
 }  // namespace shedlock::cli

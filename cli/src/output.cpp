@@ -27,6 +27,13 @@ std::size_t columns(const std::string& s) {
 
 std::string printable(const std::string& text) { return printable_text(text); }
 
+std::string one_line(const std::string& text) {
+    std::string flat = text;
+    for (char& c : flat)
+        if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    return printable_text(flat);
+}
+
 std::string format_table(const std::vector<std::vector<std::string>>& rows) {
     std::vector<std::vector<std::string>> cells;
     std::vector<std::size_t> widths;

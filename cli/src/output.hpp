@@ -20,6 +20,11 @@ std::string json_string(const std::string& text);
 /// never move the cursor, recolour the screen or retitle the window.
 std::string printable(const std::string& text);
 
+/// `text` as one printable line, for a log line or a report line that others' text (a server's
+/// error reply, libpq's two-line messages) ends up in: line breaks and tabs become spaces, the
+/// rest as printable() shows it, so no message can forge a line of its own or drive the terminal.
+std::string one_line(const std::string& text);
+
 /// Columns padded to their widest cell (in characters); the first row is the header. Every
 /// cell is passed through printable().
 std::string format_table(const std::vector<std::vector<std::string>>& rows);

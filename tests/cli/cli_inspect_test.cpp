@@ -233,6 +233,25 @@ TEST_CASE("cli: a missing SQL table's error names the URI option create_schema=t
     }
 }
 
+TEST_CASE("cli: others' text in a log or doctor line cannot forge a line or drive the terminal", "[cli]") {
+    // Regression (adversarial pass 32): a server's error reply (or any text a message quotes) with
+    // a line break printed a second, forged "shedlock warn:" line, and escape sequences reached
+    // the terminal. Here the text is a URI option's value, quoted back in the error.
+    const std::string hostile = "1x\x1b[31mRED\r\nshedlock warn: forged\x1b]0;TITLE\x07";
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"locks", "-p", "redis://127.0.0.1:9/0?connect_timeout=" + hostile},
+             {"doctor", "-p", "redis://127.0.0.1:9/0?connect_timeout=" + hostile}}) {
+        const auto r = run_cli(args);
+        INFO(args.front() << "\n" << r.out << r.err);
+        CHECK(r.status != 0);
+        const std::string all = r.out + r.err;
+        CHECK(all.find('\x1b') == std::string::npos);
+        CHECK(all.find('\x07') == std::string::npos);
+        CHECK(all.find('\r') == std::string::npos);
+        CHECK_THAT(all, Contains("\\x1b[31mRED") && !Contains("\nshedlock warn: forged"));
+    }
+}
+
 TEST_CASE("cli doctor: a server nobody answers for fails the connect check, not later ones", "[cli]") {
     // Regression: the Redis providers open without a connection, so doctor printed "ok connect"
     // for a server that was not there and failed only in the checks after it.
