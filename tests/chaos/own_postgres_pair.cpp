@@ -25,8 +25,7 @@ own_postgres_pair::own_postgres_pair(std::string script, std::string dir, bool s
             pair_start_arguments(synchronous, ports, delay_proxy, relay_ports, lag)) {}
 
 std::string own_postgres_pair::uri(const std::string& query) const {
-    return "postgresql://shedlock:shedlock-test-pw@127.0.0.1:" + std::to_string(port_a_) + ",127.0.0.1:" +
-           std::to_string(port_b_) + "/shedlock_test?" + query;
+    return "postgresql://shedlock:shedlock-test-pw@" + loopback_hosts({port_a_, port_b_}) + "/shedlock_test?" + query;
 }
 
 void own_postgres_pair::fail_over() { pair_.run("fail_over"); }

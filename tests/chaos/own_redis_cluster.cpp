@@ -25,9 +25,7 @@ own_redis_cluster::own_redis_cluster(std::string script, std::string dir, int fi
                "cluster.log") {}
 
 std::string own_redis_cluster::uri(const std::string& query) const {
-    std::string seeds;
-    for (int port : announced_) seeds += (seeds.empty() ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(port);
-    return "redis-cluster://:shedlock-test-pw@" + seeds + "?" + query;
+    return "redis-cluster://:shedlock-test-pw@" + loopback_hosts(announced_) + "?" + query;
 }
 
 void own_redis_cluster::fail_over() {

@@ -18,9 +18,9 @@ own_redis_sentinel::own_redis_sentinel(std::string script, std::string dir, int 
                 "sentinel.log") {}
 
 std::string own_redis_sentinel::uri(const std::string& query) const {
-    std::string hosts;
-    for (int i = 0; i < 3; ++i) hosts += (i ? ",127.0.0.1:" : "127.0.0.1:") + std::to_string(first_sentinel_port() + i);
-    return "redis-sentinel://:shedlock-test-pw@" + hosts + "/shedlock-primary?sentinel_password=sentinel-test-pw&" + query;
+    const int first = first_sentinel_port();
+    return "redis-sentinel://:shedlock-test-pw@" + loopback_hosts({first, first + 1, first + 2}) +
+           "/shedlock-primary?sentinel_password=sentinel-test-pw&" + query;
 }
 
 void own_redis_sentinel::fail_over() { topology_.run("fail_over"); }

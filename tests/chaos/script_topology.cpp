@@ -12,6 +12,12 @@ std::string port_list(const std::vector<int>& ports) {
     return out;
 }
 
+std::string loopback_hosts(const std::vector<int>& ports) {
+    std::string out;
+    for (int p : ports) out += (out.empty() ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(p);
+    return out;
+}
+
 script_topology::script_topology(std::string script, std::string dir, std::string env, std::string log,
                                  const std::string& start_arguments)
     : script_(std::move(script)), dir_(std::move(dir)), env_(std::move(env)), log_(std::move(log)) {

@@ -12,6 +12,9 @@ namespace shedlock::chaos {
 /// "p1 p2 ...": a list of ports as the scripts read it from the environment.
 std::string port_list(const std::vector<int>& ports);
 
+/// "127.0.0.1:p1,127.0.0.1:p2,...": the host list of a multi-host URI on loopback.
+std::string loopback_hosts(const std::vector<int>& ports);
+
 class script_topology {
 public:
     /// Runs `start` with `start_arguments`. A start that fails half-way leaves servers running and

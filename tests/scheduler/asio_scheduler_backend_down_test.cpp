@@ -3,6 +3,7 @@
 #include "asio_scheduler_support.hpp"
 #include "unavailable_provider.hpp"
 #include "wait_for.hpp"
+#include "warning_log.hpp"
 
 #include <shedlock/asio/pooled_services.hpp>
 #include <shedlock/asio/scheduler.hpp>
@@ -10,8 +11,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <algorithm>
-#include <mutex>
 
 using namespace shedlock;
 using namespace std::chrono_literals;
@@ -21,22 +20,14 @@ TEST_CASE("asio scheduler: a lock backend that fails every firing is told once, 
     auto down = std::make_shared<test::unavailable_provider>();
     asio::pooled_lock_service service(down, io.executor(), std::make_shared<asio::blocking_pool>(2));
     memory_run_store runs;
-    std::mutex mutex;
-    std::vector<std::string> warnings;
+    test::warning_log warnings;
     scheduler_options options;
-    options.warn = [&](const std::string& w) {
-        std::lock_guard lock(mutex);
-        warnings.push_back(w);
-    };
+    options.warn = warnings.sink();
     asio::scheduler s(io.executor(), service, runs, nullptr, options);
     s.add(make_task("job", [](task_context&) {}, fixed_rate(50ms), lock_at_most_for("PT10S")));
     s.start();
     REQUIRE(test::wait_for([&] { return runs.last_runs("job", 10).size() >= 5; }, 30s));
     s.stop(10s);
-    std::lock_guard lock(mutex);
     INFO(warnings.size() << " warning(s)");
-    CHECK(std::count_if(warnings.begin(), warnings.end(), [](const std::string& w) {
-              return w.find("task \"job\": the lock backend failed, the task did not run: connection refused") !=
-                     std::string::npos;
-          }) == 1);
+    CHECK(warnings.count("task \"job\": the lock backend failed, the task did not run: connection refused") == 1);
 }

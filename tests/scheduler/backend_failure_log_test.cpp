@@ -4,14 +4,13 @@
 #include "backend_failure_log.hpp"
 #include "unavailable_provider.hpp"
 #include "wait_for.hpp"
+#include "warning_log.hpp"
 
 #include <shedlock/memory_run_store.hpp>
 #include <shedlock/scheduler.hpp>
 
 #include <catch2/catch.hpp>
 
-#include <algorithm>
-#include <mutex>
 
 using namespace shedlock;
 using namespace std::chrono_literals;
@@ -61,22 +60,14 @@ TEST_CASE("backend failure log: a backend failing on and off is not a warning pe
 TEST_CASE("scheduler: a lock backend that fails every firing is told once, not per firing", "[scheduler]") {
     test::unavailable_provider down;
     memory_run_store store;
-    std::mutex mutex;
-    std::vector<std::string> warnings;
+    test::warning_log warnings;
     scheduler_options options;
-    options.warn = [&](const std::string& w) {
-        std::lock_guard lock(mutex);
-        warnings.push_back(w);
-    };
+    options.warn = warnings.sink();
     scheduler s(down, store, options);
     s.add(make_task("job", [](task_context&) {}, fixed_rate(50ms), lock_at_most_for("PT10S")));
     s.start();
     REQUIRE(test::wait_for([&] { return store.last_runs("job", 10).size() >= 5; }, 30s));
     s.stop(10s);
-    std::lock_guard lock(mutex);
     INFO(warnings.size() << " warning(s)");
-    CHECK(std::count_if(warnings.begin(), warnings.end(), [](const std::string& w) {
-              return w.find("task \"job\": the lock backend failed, the task did not run: connection refused") !=
-                     std::string::npos;
-          }) == 1);
+    CHECK(warnings.count("task \"job\": the lock backend failed, the task did not run: connection refused") == 1);
 }
